@@ -1,0 +1,73 @@
+# bmlab — the companion's two everyday commands are `make lab` and `make test`.
+# Everything is installed into .venv from the pins in requirements.lock.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.bmlab-installed
+PORT   ?= 8888
+# nbval needs the inline backend: never let an exported Agg backend leak into notebook runs.
+unexport MPLBACKEND
+
+NBVAL_FLAGS := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+
+.PHONY: help venv lab test test-fast test-browser lint notebooks figures benchmarks lock present clean
+
+help:
+	@echo "make lab           set up .venv and open JupyterLab on notebooks/"
+	@echo "make test          set up .venv and run the whole suite (lint, unit, notebooks, browser)"
+	@echo "make test-fast     lint + unit tests only"
+	@echo "make test-browser  only the JupyterLab-in-Chromium tests"
+	@echo "make notebooks     re-execute every notebook in place (clean, reproducible outputs)"
+	@echo "make figures       regenerate recorded results (benchmarks/) and figures"
+	@echo "make benchmarks    run the speed benchmarks and print their tables"
+	@echo "make present       serve the widget dashboards for projection (Voila)"
+	@echo "make lock          re-resolve requirements.lock and environment.yml (needs network)"
+
+venv: $(STAMP)
+
+$(STAMP): requirements.lock pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.lock
+	$(PY) -m pip install --quiet --no-deps -e .
+	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (bmlab)" >/dev/null
+	touch $(STAMP)
+
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab --allow-root --notebook-dir=notebooks --ServerApp.port=$(PORT)
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check bmlab tests benchmarks notebooks/*.py
+
+test: $(STAMP) lint
+	$(PY) -m pytest tests $(NBVAL_FLAGS) notebooks
+
+test-fast: $(STAMP) lint
+	$(PY) -m pytest tests -m "not browser"
+
+test-browser: $(STAMP)
+	$(PY) -m pytest tests -m browser
+
+notebooks: $(STAMP)
+	$(PY) -m bmlab.tools execute notebooks/*.ipynb
+
+figures: $(STAMP)
+	$(PY) benchmarks/record_all.py
+	$(MAKE) notebooks
+
+benchmarks: $(STAMP)
+	$(PY) benchmarks/bench_glauber.py
+	$(PY) benchmarks/bench_log_partition.py
+
+present: $(STAMP)
+	$(VENV)/bin/voila --no-browser --Voila.ip=127.0.0.1 --port=$(PORT) notebooks/
+
+lock:
+	$(PY) -m pip install --quiet uv
+	$(VENV)/bin/uv pip compile pyproject.toml --extra lab --extra test --python-version 3.11 \
+	    --no-header --annotation-style line -o requirements.lock
+	$(PY) -m bmlab.tools env-yml > environment.yml
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache build *.egg-info

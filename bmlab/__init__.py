@@ -1,0 +1,57 @@
+"""bmlab: exact enumeration, samplers, learning rules and widgets for the Boltzmann machine.
+
+Conventions: the fully visible machine uses ±1 spins ``s`` with couplings ``J`` (symmetric,
+zero diagonal) and biases ``theta`` (Eq. 5.1); the restricted Boltzmann machine uses {0,1}
+units ``v``, ``h`` with weights ``W`` and biases ``a``, ``b``. Every random function takes
+``rng=``, a ``numpy.random.Generator``.
+"""
+
+from .exact import (
+    all_states,
+    boltzmann_probs,
+    codes_to_states,
+    energy,
+    exact_moments,
+    log_partition,
+    moments_from_probs,
+    sample_exact,
+    state_codes,
+)
+from .glauber import (
+    GlauberRun,
+    flip_probability,
+    glauber_run,
+    glauber_sample,
+    glauber_transition_matrix,
+    heat_bath_probability,
+)
+from .panel import Panel
+from .plotting import GRAY, NAVY, ORANGE, save_figure, use_style
+from .results import load_results
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "GRAY",
+    "NAVY",
+    "ORANGE",
+    "GlauberRun",
+    "Panel",
+    "all_states",
+    "boltzmann_probs",
+    "codes_to_states",
+    "energy",
+    "exact_moments",
+    "flip_probability",
+    "glauber_run",
+    "glauber_sample",
+    "glauber_transition_matrix",
+    "heat_bath_probability",
+    "load_results",
+    "log_partition",
+    "moments_from_probs",
+    "sample_exact",
+    "save_figure",
+    "state_codes",
+    "use_style",
+]

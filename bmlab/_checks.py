@@ -1,0 +1,131 @@
+"""Argument validation shared by every bmlab module.
+
+Every public function validates its inputs here, *before* allocating anything, so that a
+student who passes a wrong shape or an impossible size reads one clear sentence naming the
+parameter and what is allowed -- never a broadcast error from deep inside numpy or a
+MemoryError.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+def _as_float_array(x, name: str) -> np.ndarray:
+    if isinstance(x, (str, bytes)) or x is None:
+        raise TypeError(f"{name} must be an array of numbers, got {type(x).__name__}")
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be an array of real numbers ({err})") from None
+    return arr
+
+
+def check_finite(x, name: str) -> np.ndarray:
+    """Return ``x`` as a float array, raising if any entry is NaN or infinite."""
+    arr = _as_float_array(x, name)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite numbers (found NaN or inf)")
+    return arr
+
+
+def check_couplings(J, *, n_max: int | None = None, why: str = "") -> np.ndarray:
+    """Validate a coupling matrix of the fully visible machine (Eq. 5.1).
+
+    ``J`` must be a finite, square, symmetric matrix with zero diagonal.
+    """
+    J = check_finite(J, "J")
+    if J.ndim != 2 or J.shape[0] != J.shape[1]:
+        raise ValueError(f"J must be a square (N, N) matrix, got shape {J.shape}")
+    n = J.shape[0]
+    if n < 1:
+        raise ValueError("J must describe at least one spin (N >= 1)")
+    if n_max is not None and n > n_max:
+        raise ValueError(f"N = {n} spins is too many here: N <= {n_max} is allowed{why}")
+    scale = max(1.0, float(np.abs(J).max()))
+    if not np.allclose(J, J.T, rtol=0.0, atol=1e-12 * scale):
+        raise ValueError("J must be symmetric (J_ij = J_ji)")
+    if np.any(np.diag(J) != 0):
+        raise ValueError("J must have a zero diagonal (J_ii = 0: no self-coupling)")
+    return J
+
+
+def check_theta(theta, n: int, name: str = "theta") -> np.ndarray:
+    """Validate a bias vector of length ``n``; ``None`` means all zeros."""
+    if theta is None:
+        return np.zeros(n)
+    theta = check_finite(theta, name)
+    if theta.shape != (n,):
+        raise ValueError(f"{name} must have shape ({n},) to match the couplings, got {theta.shape}")
+    return theta
+
+
+def check_beta(beta) -> float:
+    """Validate an inverse temperature: a finite real number >= 0."""
+    if isinstance(beta, bool) or not isinstance(beta, numbers.Real):
+        raise TypeError(f"beta must be a real number, got {type(beta).__name__}")
+    beta = float(beta)
+    if not np.isfinite(beta) or beta < 0:
+        raise ValueError(f"beta must be a finite number >= 0, got {beta}")
+    return beta
+
+
+def check_positive_int(value, name: str, *, maximum: int | None = None) -> int:
+    """Validate a strictly positive integer (numpy integers accepted)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a positive integer, got {type(value).__name__}")
+    value = int(value)
+    if value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be at most {maximum}, got {value}")
+    return value
+
+
+def check_n_states(n: int, n_max: int, name: str = "n", why: str = "") -> int:
+    """Validate a number of units for a function that enumerates ``2**n`` states."""
+    n = check_positive_int(n, name)
+    if n > n_max:
+        raise ValueError(f"{name} = {n} is too large: {name} <= {n_max} is allowed{why}")
+    return n
+
+
+def check_spins(S, n: int, name: str = "S") -> np.ndarray:
+    """Validate ±1 states: shape (n,) or (m, n), every entry -1 or +1."""
+    S = _as_float_array(S, name)
+    if S.ndim not in (1, 2) or S.shape[-1] != n:
+        raise ValueError(f"{name} must have shape ({n},) or (m, {n}), got {S.shape}")
+    if not np.all(np.abs(S) == 1):
+        raise ValueError(f"{name} must contain only -1 and +1 (the ±1 spin convention)")
+    return S
+
+
+def check_binary(V, n: int, name: str = "V") -> np.ndarray:
+    """Validate {0,1} states: shape (n,) or (m, n), every entry 0 or 1."""
+    V = _as_float_array(V, name)
+    if V.ndim not in (1, 2) or V.shape[-1] != n:
+        raise ValueError(f"{name} must have shape ({n},) or (m, {n}), got {V.shape}")
+    if not np.all((V == 0) | (V == 1)):
+        raise ValueError(f"{name} must contain only 0 and 1 (binary {{0,1}} units)")
+    return V
+
+
+def check_rng(rng) -> np.random.Generator:
+    """Return a ``numpy.random.Generator``; ``None`` gives a freshly seeded one."""
+    if rng is None:
+        return np.random.default_rng()
+    if isinstance(rng, np.random.Generator):
+        return rng
+    raise TypeError(
+        "rng must be a numpy.random.Generator (e.g. np.random.default_rng(0)), "
+        f"got {type(rng).__name__}"
+    )
+
+
+def check_choice(value, name: str, allowed: tuple[str, ...]) -> str:
+    """Validate a string option against its allowed values."""
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
+    return value

@@ -1,0 +1,131 @@
+"""The one mechanism behind every live widget panel.
+
+A :class:`Panel` owns a matplotlib figure, a dict of ipywidgets controls and an ``update``
+function. ``update(**values)`` changes the figure's artists *in place* (``set_data``,
+``set_height``, ``set_text``; never a new figure) and may return a short status line. The
+panel re-renders the figure into its output area after every change. Whatever goes wrong
+inside ``update`` is shown to the audience as one polite sentence -- never a traceback.
+
+Panels are also driven from Python (``panel.set(J12=0.8)``), which is how the latency
+benchmark and the fuzz tests exercise them without a browser.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import time
+import warnings
+from collections.abc import Callable
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+from IPython.display import display
+
+
+class Panel:
+    """A figure plus controls that redraws in place.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        Built once by the panel's builder; ``update`` modifies its artists.
+    controls : dict of str -> ipywidgets.ValueWidget
+        Keyword name of each control; its ``value`` is passed to ``update``.
+    update : callable
+        ``update(**values) -> str | None``; returns an optional status line (HTML-escaped).
+    title : str
+        Shown above the controls.
+    training : bool
+        True for panels that train a model (exempt from the latency target; these use a
+        "Run" button instead of reacting to every slider move).
+    """
+
+    def __init__(
+        self,
+        fig,
+        controls: dict,
+        update: Callable[..., str | None],
+        *,
+        title: str = "",
+        training: bool = False,
+    ):
+        self.fig = fig
+        self.controls = controls
+        self._update = update
+        self.training = training
+        self.status = widgets.HTML()
+        self.output = widgets.Output()
+        self.last_status: str | None = None
+        self.last_error: str | None = None
+        self._quiet = False
+        plt.close(fig)  # keep the inline backend from showing a second, static copy
+        header = [widgets.HTML(f"<b>{html.escape(title)}</b>")] if title else []
+        boxes = list(controls.values())
+        if training:
+            self.button = widgets.Button(description="Run", button_style="primary")
+            self.button.on_click(lambda _: self.refresh())
+            boxes.append(self.button)
+        else:
+            for control in controls.values():
+                control.observe(self._on_change, names="value")
+        self.widget = widgets.VBox(
+            [*header, widgets.HBox(boxes, layout=widgets.Layout(flex_flow="row wrap")),
+             self.output, self.status]
+        )
+
+    def _on_change(self, _change) -> None:
+        if not self._quiet:
+            self.refresh()
+
+    def values(self) -> dict:
+        """Current value of every control."""
+        return {name: control.value for name, control in self.controls.items()}
+
+    def compute(self) -> str | None:
+        """Run ``update`` with the current values; errors become a status message."""
+        self.last_error = None
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                self.last_status = self._update(**self.values())
+        except Exception as err:  # the audience sees a sentence, never a traceback
+            self.last_error = f"{type(err).__name__}: {err}"
+            self.last_status = f"Cannot draw this setting: {err}"
+        return self.last_status
+
+    def refresh(self) -> float:
+        """Recompute, re-render into the output area; return the kernel-side seconds."""
+        start = time.perf_counter()
+        text = self.compute()
+        self.status.value = "" if not text else html.escape(text)
+        with self.output:
+            self.output.clear_output(wait=True)
+            display(self.fig)
+        return time.perf_counter() - start
+
+    def set(self, **values) -> float:
+        """Set controls programmatically (tests, benchmarks) and redraw once.
+
+        Returns
+        -------
+        float
+            Seconds for the update and redraw (figure rendered to PNG).
+        """
+        unknown = set(values) - set(self.controls)
+        if unknown:
+            raise ValueError(f"unknown control(s) {sorted(unknown)}; have {sorted(self.controls)}")
+        self._quiet = True
+        try:
+            for name, value in values.items():
+                self.controls[name].value = value
+        finally:
+            self._quiet = False
+        start = time.perf_counter()
+        self.compute()
+        self.fig.savefig(io.BytesIO(), format="png")  # what display() does for inline plots
+        return time.perf_counter() - start
+
+    def _ipython_display_(self):
+        self.refresh()
+        display(self.widget)
