@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 import matplotlib as mpl
+from cycler import cycler
 
 NAVY = "#1f3b73"
 ORANGE = "#e8862a"
@@ -22,7 +23,7 @@ EXTRA = ("#4c9a6a", "#b04a5a", "#8a6fb3", "#3f9bbf")
 PALETTE = (NAVY, ORANGE, GRAY, *EXTRA)
 
 _BASE = {
-    "axes.prop_cycle": mpl.cycler(color=list(PALETTE)),
+    "axes.prop_cycle": cycler(color=list(PALETTE)),
     "axes.spines.top": False,
     "axes.spines.right": False,
     "axes.titleweight": "bold",

@@ -1,0 +1,8 @@
+"""Builders of the live panels, one module per notebook's family of panels.
+
+Each builder returns a :class:`bmlab.Panel`; display it by leaving it as the last expression
+of a cell. ``ALL_PANELS`` maps a panel name to its builder (used by the fuzz tests, the latency
+benchmark and the presentation dashboards).
+"""
+
+ALL_PANELS: dict = {}

@@ -1,0 +1,112 @@
+"""The harness itself: notebook pairs in sync, one set of pins, fresh recorded results."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jupytext
+import pytest
+import yaml
+
+from bmlab import results
+from bmlab.tools import environment_yml, read_lock
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+EXPECTED = [
+    "01_glauber_convergence",
+    "02_z_ledger",
+    "03_ml_gradient",
+    "04_hidden_units",
+    "05_contrastive_divergence",
+]
+
+
+def _cells(path: Path):
+    nb = jupytext.read(path)
+    return [
+        (cell.cell_type, cell.source.strip(), tuple(cell.metadata.get("tags", ())))
+        for cell in nb.cells
+    ]
+
+
+@pytest.mark.parametrize("ipynb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_pair_in_sync(ipynb):
+    """The .py (what we edit) and the .ipynb (what nbval runs) have the same cells and tags."""
+    py = ipynb.with_suffix(".py")
+    assert py.exists(), f"{ipynb.name} has no paired percent-format {py.name}"
+    assert _cells(ipynb) == _cells(py), (
+        f"{ipynb.name} and {py.name} differ: edit the .py, then "
+        f"`jupytext --to ipynb --update {py.name}` and `make notebooks`"
+    )
+
+
+@pytest.mark.parametrize("ipynb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_is_executed_and_clean(ipynb):
+    """Committed notebooks carry outputs (nbval compares them) but no timing metadata."""
+    nb = json.loads(ipynb.read_text())
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    assert code and all(c["execution_count"] is not None for c in code), "not executed"
+    assert nb["metadata"]["kernelspec"]["name"] == "python3"
+    for cell in code:
+        assert "execution" not in cell.get("metadata", {}), "timing metadata left in"
+        for out in cell["outputs"]:
+            assert out["output_type"] != "error", "a committed cell shows an error"
+            text = "".join(out.get("text", ""))
+            assert "it/s" not in text and "%|" not in text, "progress-bar text in outputs"
+
+
+def test_every_py_notebook_has_ipynb():
+    for py in (ROOT / "notebooks").glob("*.py"):
+        assert py.with_suffix(".ipynb").exists(), f"{py.name} has no executed .ipynb"
+
+
+def test_notebooks_present():
+    present = {p.stem for p in NOTEBOOKS}
+    missing = [name for name in EXPECTED if name not in present]
+    assert set(present) <= set(EXPECTED), f"unexpected notebooks: {present - set(EXPECTED)}"
+    if missing:
+        pytest.skip(f"notebooks not written yet: {missing}")
+
+
+def test_environment_yml_matches_lock():
+    """environment.yml (conda, Binder) names exactly the packages and versions of the lock."""
+    pins = read_lock()
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    pip_entries = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
+    listed = dict(entry.split("==") for entry in pip_entries)
+    assert {k.lower(): v for k, v in listed.items()} == pins
+    assert (ROOT / "environment.yml").read_text() == environment_yml(pins)
+    assert "python=3.11" in env["dependencies"]
+
+
+def test_lock_pins_every_dependency_of_pyproject():
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = list(project["dependencies"])
+    for extra in project["optional-dependencies"].values():
+        wanted += extra
+    pins = read_lock()
+    for requirement in wanted:
+        name = requirement.split(">")[0].split("=")[0].split("<")[0].strip().lower()
+        assert name in pins, f"{name} is a dependency but is not pinned in requirements.lock"
+
+
+def test_postbuild_installs_bmlab_without_deps():
+    text = (ROOT / "postBuild").read_text()
+    assert "pip install --no-deps ." in text
+
+
+RECORDED = sorted((ROOT / "benchmarks" / "results").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", RECORDED, ids=lambda p: p.stem)
+def test_recorded_results_are_fresh(path):
+    """A recorded result must have been made by the code as it is now (re-run `make figures`)."""
+    record = json.loads(path.read_text())
+    assert not results.is_stale(record), (
+        f"{path.name} was recorded with other code than {record['sources']}; "
+        "re-run its script under benchmarks/ (make figures)"
+    )
