@@ -10,6 +10,19 @@ that returns, for a dict of parameter arrays, the gradient of the average log-li
 (an *ascent* direction, same keys and shapes as ``params``). Estimators may keep state
 (persistent chains) and may offer ``estimator.hessian(params)`` for Newton steps.
 
+Parameter coordinates
+---------------------
+By default the loop treats every entry of every array as one coordinate, flattened in
+sorted-key order (this is the order of ``estimator.hessian``'s rows and of the gradient
+norm). An estimator whose arrays hold *tied* entries -- a symmetric coupling matrix ``J``
+where the pair ``(J_ij, J_ji)`` is one parameter, and the diagonal is no parameter at all --
+may declare its own coordinates with two optional methods
+
+    estimator.pack(arrays) -> ndarray (P,)      # dict of arrays -> free coordinates
+    estimator.unpack(vector) -> dict of arrays  # inverse (a step in free coordinates)
+
+and then ``estimator.hessian`` and the recorded gradient norm use those P coordinates.
+
 The loop adds the optimizer (learning rate, momentum, weight decay, or Newton steps with the
 exact Hessian), the history of metrics recorded at chosen steps, and a progress bar that is
 silent in tests and recorded notebook outputs.
@@ -25,6 +38,8 @@ import numpy as np
 from ._checks import check_choice, check_finite, check_positive_int, check_rng
 from ._progress import progress
 
+_STOP_REASONS = ("n_steps", "grad_norm", "nonfinite", "diverged", "callback")
+
 
 @dataclass
 class History:
@@ -33,16 +48,21 @@ class History:
     Attributes
     ----------
     steps : list of int
-        Update counts at which metrics were recorded (0 = before the first update).
+        Update counts at which metrics were recorded (0 = before the first update; the last
+        entry is the number of updates actually made).
     values : dict of str -> list
         One list per metric, aligned with ``steps``. ``"grad_norm"`` is always recorded.
+
+    ``history["name"]`` returns the metric as an array of shape (n_records,) (or
+    (n_records, ...) for array-valued metrics); ``history["step"]`` the steps.
     """
 
     steps: list = field(default_factory=list)
     values: dict = field(default_factory=dict)
 
     def record(self, step: int, **metrics) -> None:
-        self.steps.append(step)
+        """Append one record: the step and one value per metric."""
+        self.steps.append(int(step))
         for name, value in metrics.items():
             self.values.setdefault(name, []).append(value)
 
@@ -53,13 +73,55 @@ class History:
             raise KeyError(f"no metric {name!r}; recorded: {sorted(self.values)}")
         return np.asarray(self.values[name])
 
+    def __contains__(self, name) -> bool:
+        return name == "step" or name in self.values
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def keys(self) -> list:
+        """Names of the recorded metrics (plus ``"step"``)."""
+        return ["step", *self.values]
+
+    def last(self, name: str):
+        """The most recent value of a metric (or of ``"step"``)."""
+        if not self.steps:
+            raise KeyError("the history is empty")
+        return self[name][-1]
+
 
 @dataclass
 class TrainResult:
-    """Final parameters and the recorded history of one call to :func:`train`."""
+    """Final parameters and the recorded history of one call to :func:`train`.
+
+    Attributes
+    ----------
+    params : dict of str -> ndarray
+        Parameters after the last update (the last *finite* ones if training diverged).
+    history : History
+    n_updates : int
+        Number of parameter updates made.
+    stop_reason : str
+        ``"n_steps"`` (ran to the end), ``"grad_norm"`` (gradient norm below
+        ``stop_grad_norm``), ``"nonfinite"`` or ``"diverged"`` (stopped because an update
+        produced non-finite or too large parameters; only with ``on_nonfinite="stop"``),
+        ``"callback"`` (the callback asked to stop).
+    """
 
     params: dict
     history: History
+    n_updates: int = 0
+    stop_reason: str = "n_steps"
+
+    @property
+    def converged(self) -> bool:
+        """True when training stopped because the gradient norm fell below the threshold."""
+        return self.stop_reason == "grad_norm"
+
+    @property
+    def diverged(self) -> bool:
+        """True when training stopped because the parameters blew up."""
+        return self.stop_reason in ("nonfinite", "diverged")
 
 
 def _flatten(d: Mapping[str, np.ndarray], keys) -> np.ndarray:
@@ -75,9 +137,38 @@ def _unflatten(x: np.ndarray, like: Mapping[str, np.ndarray], keys) -> dict:
     return out
 
 
+def _stable_norm(x: np.ndarray) -> float:
+    """Euclidean norm without overflow for huge (finite) entries."""
+    x = np.ravel(np.asarray(x, dtype=float))
+    if x.size == 0:
+        return 0.0
+    scale = float(np.max(np.abs(x)))
+    if scale == 0.0 or not np.isfinite(scale):
+        return scale
+    return scale * float(np.sqrt(np.sum(np.square(x / scale))))
+
+
 def grad_norm(grads: Mapping[str, np.ndarray]) -> float:
-    """Euclidean norm of all gradient entries together."""
-    return float(np.sqrt(sum(float(np.sum(np.square(g))) for g in grads.values())))
+    """Euclidean norm of all gradient entries together (every array entry counted once)."""
+    return _stable_norm(np.concatenate([np.ravel(g) for g in grads.values()]))
+
+
+def _check_grads(grads, params: Mapping[str, np.ndarray]) -> None:
+    """The estimator must return a dict with the parameters' keys and shapes."""
+    if not isinstance(grads, Mapping):
+        raise TypeError(
+            f"the estimator must return a dict of gradient arrays, got {type(grads).__name__}"
+        )
+    if set(grads) != set(params):
+        raise ValueError(
+            f"the estimator returned keys {sorted(grads)} but the parameters are {sorted(params)}"
+        )
+    for k, g in grads.items():
+        if np.shape(g) != np.shape(params[k]):
+            raise ValueError(
+                f"the estimator's gradient for {k!r} has shape {np.shape(g)}, "
+                f"the parameter has shape {np.shape(params[k])}"
+            )
 
 
 def train(
@@ -95,6 +186,9 @@ def train(
     rng: np.random.Generator | None = None,
     desc: str | None = None,
     stop_grad_norm: float | None = None,
+    on_nonfinite: str = "raise",
+    max_abs: float | None = None,
+    callback: Callable | None = None,
 ) -> TrainResult:
     """Gradient ascent on the average log-likelihood with a pluggable gradient estimator.
 
@@ -105,10 +199,12 @@ def train(
     estimator : callable
         ``estimator(params, rng) -> grads``: ascent direction of the average log-likelihood,
         same keys and shapes as ``params``. For ``optimizer="newton"`` it must also have
-        ``estimator.hessian(params) -> ndarray (P, P)`` over the parameters flattened in
-        sorted-key order.
-    n_steps : int
-        Number of parameter updates.
+        ``estimator.hessian(params) -> ndarray (P, P)``: the Hessian of the average
+        log-likelihood over the parameters flattened in sorted-key order, or over the
+        coordinates of ``estimator.pack`` / ``estimator.unpack`` when it has them (see the
+        module docstring).
+    n_steps : int >= 1
+        Maximum number of parameter updates.
     lr : float > 0
         Learning rate (step size; for Newton, a damping factor, 1 = full step).
     momentum : float in [0, 1)
@@ -116,27 +212,39 @@ def train(
     weight_decay : float >= 0
         L2 penalty: ``weight_decay * param`` is subtracted from the gradient of every key in
         ``decay_keys`` (couplings and weights, not biases).
+    decay_keys : iterable of str
+        Keys that weight decay applies to (keys absent from ``params`` are ignored).
     optimizer : {"sgd", "newton"}
     metrics : dict of str -> callable, optional
-        ``metric(params) -> float``, recorded at step 0, every ``record_every`` steps and at
-        the end (e.g. the exact average log-likelihood).
-    record_every : int
+        ``metric(params) -> float`` (or array), recorded at step 0, every ``record_every``
+        updates and after the last update (e.g. the exact average log-likelihood).
+    record_every : int >= 1
     rng : numpy.random.Generator
         Passed to the estimator (sampling estimators need it).
     desc : str, optional
         Label of the progress bar (shown only when progress bars are enabled).
-    stop_grad_norm : float, optional
-        Stop early once the gradient norm falls below this value.
+    stop_grad_norm : float > 0, optional
+        Stop early once the gradient norm falls below this value (that state is recorded).
+    on_nonfinite : {"raise", "stop"}
+        What to do when an update makes a parameter NaN/inf or larger than ``max_abs``:
+        raise ``FloatingPointError``, or stop and return the last good parameters with
+        ``stop_reason`` ``"nonfinite"`` / ``"diverged"`` (what live panels want).
+    max_abs : float > 0, optional
+        Treat any parameter with ``|value| > max_abs`` as divergence (see ``on_nonfinite``).
+    callback : callable, optional
+        ``callback(n_updates, params)`` after every update; returning True stops training.
 
     Returns
     -------
     TrainResult
-        ``params`` after training and the ``history``; the history always contains
-        ``"grad_norm"`` (the estimator's gradient norm before each recorded update).
+        ``params`` after training, the ``history`` (always containing ``"grad_norm"``: the
+        norm of the ascent direction -- including weight decay -- at each recorded step),
+        ``n_updates`` and ``stop_reason``. The last history entry is always the final state.
     """
     n_steps = check_positive_int(n_steps, "n_steps")
     record_every = check_positive_int(record_every, "record_every")
     optimizer = check_choice(optimizer, "optimizer", ("sgd", "newton"))
+    on_nonfinite = check_choice(on_nonfinite, "on_nonfinite", ("raise", "stop"))
     lr = float(check_finite(lr, "lr"))
     momentum = float(check_finite(momentum, "momentum"))
     weight_decay = float(check_finite(weight_decay, "weight_decay"))
@@ -146,50 +254,120 @@ def train(
         raise ValueError(f"momentum must be in [0, 1), got {momentum}")
     if weight_decay < 0:
         raise ValueError(f"weight_decay must be >= 0, got {weight_decay}")
-    if optimizer == "newton" and not hasattr(estimator, "hessian"):
+    if stop_grad_norm is not None:
+        stop_grad_norm = float(check_finite(stop_grad_norm, "stop_grad_norm"))
+        if stop_grad_norm <= 0:
+            raise ValueError(f"stop_grad_norm must be > 0, got {stop_grad_norm}")
+    if max_abs is not None:
+        max_abs = float(check_finite(max_abs, "max_abs"))
+        if max_abs <= 0:
+            raise ValueError(f"max_abs must be > 0, got {max_abs}")
+    if isinstance(decay_keys, str):
+        decay_keys = (decay_keys,)
+    decay_keys = tuple(decay_keys)
+    if not callable(estimator):
+        raise TypeError(f"estimator must be callable, got {type(estimator).__name__}")
+    if optimizer == "newton" and not callable(getattr(estimator, "hessian", None)):
         raise ValueError("optimizer='newton' needs an estimator with a .hessian(params) method")
-    rng = check_rng(rng)
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be callable, got {type(callback).__name__}")
+    if not isinstance(params, Mapping) or not params:
+        raise TypeError("params must be a non-empty dict of str -> array")
     metrics = dict(metrics or {})
+    for name, f in metrics.items():
+        if not callable(f):
+            raise TypeError(f"metric {name!r} must be callable params -> value")
+        if name in ("grad_norm", "step"):
+            raise ValueError(f"metric name {name!r} is reserved")
+    rng = check_rng(rng)
     keys = sorted(params)
-    theta = {k: np.array(v, dtype=float) for k, v in params.items()}
+    theta = {k: check_finite(params[k], f"params[{k!r}]").copy() for k in keys}
     velocity = {k: np.zeros_like(v) for k, v in theta.items()}
+    has_coords = callable(getattr(estimator, "pack", None)) and callable(
+        getattr(estimator, "unpack", None)
+    )
+    pack = estimator.pack if has_coords else (lambda d: _flatten(d, keys))
+    unpack = estimator.unpack if has_coords else (lambda x: _unflatten(x, theta, keys))
+    decayed = [k for k in keys if k in decay_keys]
     history = History()
+
+    def ascent(current):
+        grads = estimator(current, rng)
+        _check_grads(grads, current)
+        grads = {k: np.asarray(grads[k], dtype=float) for k in keys}
+        if weight_decay:
+            with np.errstate(over="ignore"):
+                for k in decayed:
+                    grads[k] = grads[k] - weight_decay * current[k]
+        return grads
+
+    def norm(grads):
+        return _stable_norm(pack(grads)) if has_coords else grad_norm(grads)
 
     def evaluate(step, gnorm):
         history.record(step, grad_norm=gnorm, **{n: f(theta) for n, f in metrics.items()})
 
-    gnorm = np.nan
-    for step in progress(range(n_steps), total=n_steps, desc=desc):
-        grads = estimator(theta, rng)
-        for k in decay_keys:
-            if weight_decay and k in grads:
-                grads[k] = grads[k] - weight_decay * theta[k]
-        gnorm = grad_norm(grads)
-        if step % record_every == 0:
-            evaluate(step, gnorm)
-        if stop_grad_norm is not None and gnorm < stop_grad_norm:
-            break
-        if optimizer == "newton":
-            H = estimator.hessian(theta)
-            if weight_decay:
-                H = H - weight_decay * np.diag(
-                    _flatten({k: np.full(np.shape(theta[k]), k in decay_keys) for k in keys}, keys)
-                )
-            g = _flatten(grads, keys)
-            step_vec = -np.linalg.lstsq(H, g, rcond=None)[0]
-            delta = _unflatten(lr * step_vec, theta, keys)
-        else:
-            delta = {k: lr * grads[k] for k in keys}
-        for k in keys:
-            velocity[k] = momentum * velocity[k] + delta[k]
-            theta[k] = theta[k] + velocity[k]
-        if not all(np.all(np.isfinite(v)) for v in theta.values()):
-            raise FloatingPointError(
-                f"parameters became non-finite at step {step + 1}; lower lr (now {lr})"
-            )
-    else:
-        step = n_steps
-    final = estimator(theta, rng) if history.steps and history.steps[-1] != step else None
-    if final is not None:
-        evaluate(step, grad_norm(final))
-    return TrainResult(params=theta, history=history)
+    def bad(values):
+        if not all(np.all(np.isfinite(v)) for v in values.values()):
+            return "nonfinite"
+        if max_abs is not None and any(np.any(np.abs(v) > max_abs) for v in values.values()):
+            return "diverged"
+        return None
+
+    stop_reason = "n_steps"
+    n_updates = 0
+    gnorm = None  # norm of the ascent direction at the current ``theta``, once known
+    bar = progress(range(n_steps), total=n_steps, desc=desc)
+    try:
+        for step in bar:
+            grads = ascent(theta)
+            gnorm = norm(grads)
+            if step % record_every == 0:
+                evaluate(step, gnorm)
+            if stop_grad_norm is not None and gnorm < stop_grad_norm:
+                stop_reason = "grad_norm"
+                break
+            if optimizer == "newton":
+                H = np.asarray(estimator.hessian(theta), dtype=float)
+                g = pack(grads)
+                if H.shape != (g.size, g.size):
+                    raise ValueError(
+                        f"estimator.hessian returned shape {H.shape}; expected "
+                        f"({g.size}, {g.size}) for the {g.size} parameter coordinates"
+                    )
+                if weight_decay:
+                    mask = {k: np.full(np.shape(theta[k]), float(k in decayed)) for k in keys}
+                    H = H - weight_decay * np.diag(pack(mask))
+                with np.errstate(all="ignore"):
+                    step_vec = -np.linalg.lstsq(H, g, rcond=None)[0]
+                    delta = unpack(lr * step_vec)
+            else:
+                with np.errstate(over="ignore"):
+                    delta = {k: lr * grads[k] for k in keys}
+            with np.errstate(all="ignore"):
+                new_velocity = {k: momentum * velocity[k] + delta[k] for k in keys}
+                new_theta = {k: theta[k] + new_velocity[k] for k in keys}
+            problem = bad(new_theta)
+            if problem is not None:
+                if on_nonfinite == "raise":
+                    what = "non-finite" if problem == "nonfinite" else f"larger than {max_abs}"
+                    raise FloatingPointError(
+                        f"parameters became {what} at update {n_updates + 1}; "
+                        f"lower lr (now {lr})"
+                    )
+                stop_reason = problem
+                break
+            theta, velocity = new_theta, new_velocity
+            n_updates += 1
+            gnorm = None
+            if callback is not None and callback(n_updates, theta):
+                stop_reason = "callback"
+                break
+    finally:
+        if hasattr(bar, "close"):
+            bar.close()
+    if not history.steps or history.steps[-1] != n_updates:
+        if gnorm is None:
+            gnorm = norm(ascent(theta))
+        evaluate(n_updates, gnorm)
+    return TrainResult(params=theta, history=history, n_updates=n_updates, stop_reason=stop_reason)
