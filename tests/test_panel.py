@@ -1,0 +1,75 @@
+"""The Panel mechanism: in-place updates, errors become a sentence, programmatic driving."""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import bmlab
+
+matplotlib.use("Agg")
+
+
+def make_panel(training=False):
+    fig, ax = plt.subplots()
+    (line,) = ax.plot([0, 1], [0, 1])
+    calls = []
+
+    def update(slope, label):
+        if slope < 0:
+            raise ValueError("slope must be >= 0")
+        if label == "warn":
+            np.log(np.array([0.0]))  # emits a RuntimeWarning
+        line.set_ydata([0, slope])
+        calls.append(slope)
+        return f"slope = {slope:.1f}"
+
+    controls = {
+        "slope": widgets.FloatSlider(value=1.0, min=-1.0, max=2.0),
+        "label": widgets.Dropdown(options=["ok", "warn"], value="ok"),
+    }
+    return bmlab.Panel(fig, controls, update, title="demo", training=training), line, calls
+
+
+def test_set_updates_artists_in_place_and_reports_seconds():
+    panel, line, calls = make_panel()
+    seconds = panel.set(slope=1.5)
+    assert seconds >= 0
+    assert list(line.get_ydata()) == [0, 1.5]
+    assert calls == [1.5]  # one update per set(), not one per control change
+    assert panel.last_status == "slope = 1.5" and panel.last_error is None
+    assert len(panel.fig.axes[0].lines) == 1  # no new artists
+
+
+def test_errors_and_warnings_become_a_status_sentence():
+    panel, line, _ = make_panel()
+    panel.set(slope=-0.5)
+    assert panel.last_error == "ValueError: slope must be >= 0"
+    assert panel.last_status.startswith("Cannot draw this setting")
+    panel.set(slope=0.5, label="warn")
+    assert panel.last_error is not None and "RuntimeWarning" in panel.last_error
+
+
+def test_slider_move_redraws_and_status_is_escaped():
+    panel, line, calls = make_panel()
+    panel.controls["slope"].value = 0.7
+    assert calls == [0.7]
+    assert panel.status.value == "slope = 0.7"
+    assert isinstance(panel.widget, widgets.VBox)
+
+
+def test_training_panels_wait_for_the_run_button():
+    panel, _, calls = make_panel(training=True)
+    panel.controls["slope"].value = 0.3
+    assert calls == []
+    panel.button.click()
+    assert calls == [0.3]
+
+
+def test_unknown_control_is_named():
+    panel, _, _ = make_panel()
+    with pytest.raises(ValueError, match="unknown control"):
+        panel.set(speed=1)

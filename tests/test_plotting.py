@@ -1,0 +1,72 @@
+"""Plotting style and deterministic figure saving."""
+
+from __future__ import annotations
+
+import hashlib
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import bmlab
+from bmlab import plotting
+
+matplotlib.use("Agg")
+
+
+def _figure():
+    fig, ax = plt.subplots()
+    ax.plot(np.arange(5), np.arange(5) ** 2, label="x^2")
+    ax.bar(np.arange(5), np.ones(5))
+    ax.legend()
+    ax.set_title("t")
+    return fig
+
+
+def test_use_style_modes_and_palette(monkeypatch):
+    monkeypatch.delenv("BMLAB_STYLE", raising=False)
+    bmlab.use_style()
+    small = matplotlib.rcParams["font.size"]
+    assert matplotlib.rcParams["axes.prop_cycle"].by_key()["color"][:3] == [
+        bmlab.NAVY, bmlab.ORANGE, bmlab.GRAY
+    ]
+    bmlab.use_style("projector")
+    assert matplotlib.rcParams["font.size"] > small
+    assert matplotlib.rcParams["lines.linewidth"] >= 3
+    monkeypatch.setenv("BMLAB_STYLE", "projector")
+    bmlab.use_style("screen")
+    assert matplotlib.rcParams["font.size"] > small
+    monkeypatch.delenv("BMLAB_STYLE")
+    with pytest.raises(ValueError, match="projector"):
+        bmlab.use_style("cinema")
+
+
+def test_save_figure_is_byte_identical_across_runs(tmp_path, monkeypatch):
+    monkeypatch.setenv("BMLAB_FIGURES", str(tmp_path))
+    bmlab.use_style()
+    digests = []
+    for _ in range(2):
+        fig = _figure()
+        paths = bmlab.save_figure(fig, "fig_test")
+        plt.close(fig)
+        digests.append([hashlib.sha256(p.read_bytes()).hexdigest() for p in paths])
+    assert [p.name for p in paths] == ["fig_test.png", "fig_test.svg"]
+    assert digests[0] == digests[1]
+    svg = (tmp_path / "fig_test.svg").read_text()
+    assert "<dc:date>" not in svg
+
+
+def test_figures_dir_finds_repository_folder(tmp_path, monkeypatch):
+    monkeypatch.delenv("BMLAB_FIGURES", raising=False)
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "notebooks").mkdir()
+    monkeypatch.chdir(tmp_path / "notebooks")
+    assert plotting.figures_dir() == tmp_path / "figures"
+
+
+def test_save_figure_rejects_paths():
+    fig = _figure()
+    with pytest.raises(ValueError, match="file stem"):
+        bmlab.save_figure(fig, "../escape")
+    plt.close(fig)
