@@ -1,0 +1,251 @@
+"""Every notebook, in real JupyterLab, in real (headless) Chromium.
+
+For each ``notebooks/*.ipynb``: open it, wait for the kernel, run all cells, check that no
+output is an error and that every figure rendered, then move a control of every widget
+panel (training panels: press Run) and check that the figure it controls was redrawn.
+A screenshot per notebook goes to ``artifacts/`` (git-ignored).
+
+The server runs on a copy of ``notebooks/`` in a temporary folder (autosave is off as well),
+so nothing in the repository changes. Without Chromium or Playwright these tests skip, except
+with ``CI=true``, where they fail. ``BMLAB_BROWSER_NOTEBOOKS=<folder>`` points them at another
+folder of notebooks (for developing the harness itself).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+import browser_support as bs
+import pytest
+
+pytestmark = [
+    pytest.mark.browser,
+    # Playwright's sync API runs an asyncio loop in a greenlet; a garbage-collected
+    # transport of that loop may warn after the browser closed. Nothing of ours.
+    pytest.mark.filterwarnings("ignore::ResourceWarning"),
+    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
+]
+
+NOTEBOOK_DIR = Path(os.environ.get("BMLAB_BROWSER_NOTEBOOKS", bs.ROOT / "notebooks"))
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+
+# A Panel is an ipywidgets VBox whose direct children are: [title], controls, Output, status.
+PANEL = ".jp-Notebook .widget-vbox:has(> .widget-output)"
+STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
+ERROR_TEXT = re.compile(r"Traceback|Error\b|Exception|Warning\b")
+BAD_STATUS = re.compile(r"Cannot draw|\bnan\b|\binf\b", re.IGNORECASE)
+
+KERNEL_TIMEOUT = 90_000  # ms: opening a notebook until the kernel is idle (2 busy cores)
+RUN_ALL_TIMEOUT = 240_000  # ms: the notebooks themselves take < 60 s
+REDRAW_TIMEOUT = 30_000  # ms: slider move -> new figure (measured 0.2-0.5 s when idle)
+TRAIN_TIMEOUT = 120_000  # ms: Run -> trained figure
+
+
+@pytest.fixture(scope="session")
+def lab_server(tmp_path_factory):
+    """One JupyterLab for the whole session, on a copy of the notebooks folder."""
+    bs.require_browser()
+    base = tmp_path_factory.mktemp("lab")
+    env = bs.isolated_env(base)
+    bs.write_lab_settings(Path(env["JUPYTERLAB_SETTINGS_DIR"]))
+    root = bs.copy_tree(NOTEBOOK_DIR, base / "root" / "notebooks")
+    port = bs.free_port()
+    server = bs.Server(
+        [
+            sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root",
+            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0", "--IdentityProvider.token=",
+            "--ServerApp.password=", f"--ServerApp.root_dir={root}",
+            "--LabApp.expose_app_in_browser=True", "--LabApp.news_url=None",
+        ],
+        env=env, cwd=root, port=port, name="lab",
+    )
+    try:
+        server.wait_ready("/api/status")
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    sync_playwright = bs.require_browser()
+    with sync_playwright() as playwright:
+        browser = bs.launch_chromium(playwright)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def test_kernel_is_the_venvs(lab_server):
+    """The notebooks run in this environment's Python, not some other kernel on the path."""
+    specs = lab_server.get_json("/api/kernelspecs")
+    spec = specs["kernelspecs"][specs["default"]]["spec"]
+    kernel_python = Path(spec["argv"][0])
+    assert specs["default"] == "python3"
+    assert kernel_python.resolve().is_relative_to(Path(sys.prefix).resolve()) or (
+        kernel_python.resolve() == Path(sys.executable).resolve()
+    ), f"kernel runs {kernel_python}, tests run {sys.executable}"
+
+
+def _wait_idle(page, timeout=KERNEL_TIMEOUT):
+    """Kernel idle as shown by the status bar (the toolbar says idle before a kernel exists)."""
+    page.locator("#jp-main-statusbar").get_by_text("Idle", exact=False).first.wait_for(
+        timeout=timeout
+    )
+
+
+def _run_all(page):
+    """Clear the committed outputs, run every cell, wait until done (or stopped by an error)."""
+    page.evaluate("window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
+    # The command's promise resolves once all cells ran (or one raised).
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function(
+        """(stderr) => {
+            const prompts = Array.from(document.querySelectorAll(
+                '.jp-Notebook .jp-CodeCell .jp-InputPrompt')).map(p => p.textContent);
+            if (prompts.some(t => t.includes('*'))) return false;
+            return prompts.every(t => /\\[\\d+\\]/.test(t)) ||
+                   document.querySelectorAll(stderr).length > 0;
+        }""",
+        arg=STDERR,
+        timeout=RUN_ALL_TIMEOUT,
+    )
+    _wait_idle(page)
+
+
+def _errors(page) -> list[str]:
+    """Text of every error output and of every stderr output that reads like an error."""
+    texts = page.locator(STDERR).all_inner_texts()
+    return [t[:2000] for t in texts if ERROR_TEXT.search(t)]
+
+
+def _broken_images(page) -> int:
+    return page.evaluate(
+        """() => Array.from(document.querySelectorAll('.jp-Notebook .jp-OutputArea-output img'))
+                 .filter(img => !(img.complete && img.naturalWidth > 0)).length"""
+    )
+
+
+def _move_a_control(panel) -> str:
+    """Change one control of a panel the way a student would; return what was moved."""
+    handles = panel.locator(".widget-slider .noUi-handle")
+    if handles.count():
+        handle = handles.first
+        handle.scroll_into_view_if_needed()
+        before = handle.get_attribute("aria-valuenow")
+        at_max = before == handle.get_attribute("aria-valuemax")
+        key = "ArrowLeft" if at_max else "ArrowRight"
+        handle.focus()
+        handle.press(key)
+        handle.page.wait_for_function(
+            "([h, v]) => h.getAttribute('aria-valuenow') !== v",
+            arg=[handle.element_handle(), before],
+            timeout=REDRAW_TIMEOUT,
+        )
+        label = panel.locator(".widget-slider .widget-label").first.inner_text()
+        return f"slider {label!r} {key} from {before}"
+    selects = panel.locator(".widget-dropdown select")
+    if selects.count():
+        select = selects.first
+        options = select.locator("option").evaluate_all("os => os.map(o => o.value)")
+        current = select.input_value()
+        other = next(o for o in options if o != current)
+        select.select_option(other)
+        return f"dropdown {current!r} -> {other!r}"
+    checkboxes = panel.locator(".widget-checkbox input")
+    if checkboxes.count():
+        checkboxes.first.click()
+        return "checkbox toggled"
+    toggles = panel.locator(".widget-toggle-button")
+    if toggles.count() > 1:
+        toggles.nth(1).click()
+        return "toggle button pressed"
+    raise AssertionError("panel has no slider, dropdown, checkbox or toggle the test can move")
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_in_jupyterlab(lab_server, chromium, notebook):
+    bs.ARTIFACTS.mkdir(exist_ok=True)
+    timings = {}
+    context = chromium.new_context(viewport=bs.VIEWPORT)
+    page = context.new_page()
+    page_errors = []
+    page.on("pageerror", lambda err: page_errors.append(str(err)))
+    try:
+        start = time.monotonic()
+        page.goto(f"{lab_server.url}/lab/tree/{notebook.name}?reset", timeout=60_000)
+        page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=KERNEL_TIMEOUT)
+        _wait_idle(page)
+        timings["open until idle"] = time.monotonic() - start
+
+        start = time.monotonic()
+        _run_all(page)
+        timings["run all"] = time.monotonic() - start
+
+        errors = _errors(page)
+        assert not errors, f"{notebook.name}: error output(s):\n" + "\n---\n".join(errors)
+        images = page.locator(".jp-Notebook .jp-OutputArea-output img")
+        assert images.count() > 0, f"{notebook.name}: no figure rendered"
+        page.wait_for_function(
+            """() => Array.from(document.querySelectorAll(
+                    '.jp-Notebook .jp-OutputArea-output img'))
+                 .every(img => img.complete)""",
+            timeout=REDRAW_TIMEOUT,
+        )
+        assert _broken_images(page) == 0, f"{notebook.name}: a figure failed to load"
+
+        panels = page.locator(PANEL)
+        moved = []
+        for i in range(panels.count()):
+            start = time.monotonic()
+            panel = panels.nth(i)
+            panel.scroll_into_view_if_needed()
+            htmls = panel.locator(":scope > .widget-html")  # [title], status
+            title = htmls.first.inner_text().strip() if htmls.count() > 1 else ""
+            name = title or f"panel {i + 1}"
+            image = panel.locator(":scope > .widget-output img").first
+            image.wait_for(timeout=REDRAW_TIMEOUT)
+            before = image.get_attribute("src")
+            what = _move_a_control(panel)
+            run = panel.locator("button", has_text=re.compile(r"^\s*Run\s*$"))
+            training = run.count() > 0
+            if training:
+                run.first.click()
+            page.wait_for_function(
+                """([panel, src]) => {
+                    const img = panel.querySelector(':scope > .widget-output img');
+                    return img && img.getAttribute('src') !== src && img.complete;
+                }""",
+                arg=[panel.element_handle(), before],
+                timeout=TRAIN_TIMEOUT if training else REDRAW_TIMEOUT,
+            )
+            _wait_idle(page)
+            status = panel.locator(":scope > .widget-html").last.inner_text()
+            assert not BAD_STATUS.search(status), f"{name}: after {what}, status {status!r}"
+            moved.append(name)
+            timings[f"{name}: {what}{' + Run' if training else ''}"] = (
+                time.monotonic() - start
+            )
+        errors = _errors(page)
+        assert not errors, f"{notebook.name}: error after moving widgets:\n" + "\n".join(errors)
+        assert not page_errors, f"{notebook.name}: JavaScript errors: {page_errors}"
+        page.screenshot(path=str(bs.ARTIFACTS / f"browser-{notebook.stem}.png"))
+    except Exception:
+        page.screenshot(path=str(bs.ARTIFACTS / f"browser-{notebook.stem}-FAILED.png"))
+        raise
+    finally:
+        # Finished notebooks must not keep a kernel busy or in memory.
+        with contextlib.suppress(Exception):
+            page.evaluate("window.jupyterapp.serviceManager.sessions.shutdownAll()")
+        context.close()
+        lines = [f"{notebook.name}"] + [f"  {k}: {v:.1f} s" for k, v in timings.items()]
+        print("\n".join(lines))
+        with open(bs.ARTIFACTS / "browser-timings.txt", "a") as fh:
+            fh.write("\n".join(lines) + "\n")
