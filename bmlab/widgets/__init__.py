@@ -6,3 +6,6 @@ benchmark and the presentation dashboards).
 """
 
 ALL_PANELS: dict = {}
+
+from . import ledger  # noqa: E402, F401  (notebook 02: z_ledger, z_wall)
+from . import glauber  # noqa: E402, F401  (notebook 01)

@@ -1,0 +1,118 @@
+"""Panels of notebook 02: lecture numbers, live flags, fuzzed sliders, latency."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pytest
+
+from bmlab import ledger as L
+from bmlab.widgets import ALL_PANELS
+from bmlab.widgets.ledger import ledger_panel, wall_panel
+
+
+def test_registered():
+    assert ALL_PANELS["z_ledger"] is ledger_panel
+    assert ALL_PANELS["z_wall"] is wall_panel
+
+
+def test_ledger_panel_shows_the_lecture_numbers():
+    panel = ledger_panel()
+    status = panel.compute()
+    assert panel.last_error is None
+    assert "Z = 10.34" in status and "<s1s2>_model = 0.276" in status
+    assert "gradient +0.224" in status and "6-fold degenerate" in status
+    assert "no state satisfies all 3 bonds" in status
+    assert "Z = 10.339" in panel.table.value
+    assert panel.table in panel.widget.children
+    heights = [b.get_height() for b in panel.fig.axes[0].patches]
+    np.testing.assert_allclose(heights, L.ledger(L.LECTURE_J).probs)
+
+
+def _flag(panel):
+    return next(t.get_text() for t in panel.fig.axes[0].texts if "J₁₂J₂₃J₁₃" in t.get_text()
+                or "loop" in t.get_text())
+
+
+def test_frustration_flag_flips_with_the_loop_sign():
+    panel = ledger_panel()
+    panel.compute()
+    assert _flag(panel).startswith("FRUSTRATED")
+    panel.set(J13=0.5)
+    assert _flag(panel).startswith("unfrustrated") and panel.last_error is None
+    assert "2 state(s) satisfy all bonds" in panel.last_status
+    panel.set(J13=0.0)
+    assert "no closed loop" in _flag(panel)
+    panel.set(J13=-0.5, J23=-0.5)
+    assert _flag(panel).startswith("unfrustrated")
+
+
+def test_gradient_tracks_data_slider():
+    panel = ledger_panel()
+    panel.set(data=-0.5)
+    assert "gradient -0.776 (weaken J12)" in panel.last_status
+
+
+def test_ledger_panel_fuzz_no_error_nan_or_warning():
+    panel = ledger_panel()
+    rng = np.random.default_rng(0)
+    ctrl = panel.controls
+    settings = [{k: c.max for k, c in ctrl.items()}, {k: c.min for k, c in ctrl.items()},
+                {k: 0.0 for k in ctrl}]
+    for _ in range(40):
+        settings.append({k: float(rng.choice([c.min, c.max, rng.uniform(c.min, c.max)]))
+                         for k, c in ctrl.items()})
+    for values in settings:
+        panel.set(**values)
+        assert panel.last_error is None, (values, panel.last_error)
+        assert "nan" not in panel.last_status.lower()
+        assert "nan" not in panel.table.value.lower()
+        heights = [b.get_height() for b in panel.fig.axes[0].patches]
+        assert np.all(np.isfinite(heights)) and math.isclose(sum(heights), 1.0)
+
+
+def test_wall_panel_every_n_and_text():
+    panel = wall_panel()
+    for n in [1, 3, 20, 30, 31, 100, 500, 600, *range(1, 601, 37)]:
+        panel.set(N=n)
+        assert panel.last_error is None, (n, panel.last_error)
+        assert "nan" not in panel.last_status.lower() and "inf" not in panel.last_status
+    panel.set(N=100)
+    assert "1.27 × 10^30 terms" in panel.last_status
+    assert "more terms than seconds since the Big Bang" in panel.last_status
+    panel.set(N=500)
+    assert "atoms in the observable universe" in panel.last_status
+    panel.set(N=24)
+    assert "measured" in panel.last_status
+
+
+def test_wall_panel_with_given_timings_and_refusals():
+    ns = np.arange(10, 21)
+    panel = wall_panel(N=40, timings=(ns, 1e-6 * 2.0**ns))
+    panel.compute()
+    assert panel.last_error is None and "extrapolated" in panel.last_status
+    assert "x2.00 per spin" in panel.last_status
+    with pytest.raises(ValueError, match="N"):
+        wall_panel(N=601)
+    with pytest.raises(ValueError, match="theta"):
+        ledger_panel(theta=(0.0, 0.0))
+
+
+@pytest.mark.parametrize("builder, values", [
+    (ledger_panel, {"J12": 1.3, "theta2": -0.4}),
+    (wall_panel, {"N": 77}),
+])
+def test_update_latency(builder, values):
+    panel = builder()
+    panel.set(**values)  # warm-up
+    best = min(panel.set(**values) for _ in range(3))
+    assert best < 0.15, f"update took {best * 1000:.0f} ms"
+
+
+def test_builders_are_quick():
+    start = time.perf_counter()
+    ledger_panel()
+    wall_panel()
+    assert time.perf_counter() - start < 2.0
