@@ -53,3 +53,80 @@ def one_hot(n: int) -> np.ndarray:
     if n < 2:
         raise ValueError(f"n must be at least 2 for a one-hot set, got {n}")
     return 2.0 * np.eye(n) - 1.0
+
+
+def bars_and_stripes(n: int) -> np.ndarray:
+    """The bars-and-stripes set on an n x n grid, {0,1} pixels (RBM, notebook 05).
+
+    The standard set of Fischer & Igel (2010): every subset of the n rows switched on (a
+    "bars" image) and every subset of the n columns switched on (a "stripes" image). The
+    all-off and all-on images are both a bar and a stripe pattern and so appear twice:
+    2 * 2**n rows, 2 * 2**n - 2 distinct (32 rows, 30 distinct for n = 4).
+
+    Parameters
+    ----------
+    n : int, 2 <= n <= 8
+
+    Returns
+    -------
+    V : ndarray of float64, shape (2**(n+1), n*n), entries 0 or 1
+        Row-major images (pixel ``(r, c)`` is column ``r*n + c``): the 2**n bar images
+        (subset codes in increasing order, bit r = row r on) followed by the 2**n stripe
+        images. The best possible mean log-likelihood is :func:`max_log_likelihood` of this
+        set: -3.3791 nats for n = 4, -2.5993 for n = 3.
+    """
+    n = check_positive_int(n, "n", maximum=8)
+    if n < 2:
+        raise ValueError(f"n must be at least 2 for bars and stripes, got {n}")
+    subsets = ((np.arange(2**n)[:, None] >> np.arange(n)) & 1).astype(float)  # (2**n, n)
+    bars = np.repeat(subsets, n, axis=1)  # row r of the image on iff bit r
+    stripes = np.tile(subsets, (1, n))  # column c of the image on iff bit c
+    return np.concatenate([bars, stripes])
+
+
+def max_log_likelihood(V) -> float:
+    """The best possible mean log-likelihood of a data set: that of its own empirical law.
+
+    (1/m) sum_r log(count(v_r) / m) in nats; no model can exceed it on the training set.
+
+    Parameters
+    ----------
+    V : array_like, shape (m, n), any discrete entries (rows compared exactly)
+    """
+    V = np.asarray(V)
+    if V.ndim != 2 or V.shape[0] < 1:
+        raise ValueError(f"V must have shape (m, n) with m >= 1, got {V.shape}")
+    _, inverse, counts = np.unique(V, axis=0, return_inverse=True, return_counts=True)
+    return float(np.mean(np.log(counts[inverse.ravel()] / V.shape[0])))
+
+
+#: Pixel threshold of :func:`binarized_digits` (pixel values run from 0 to 16).
+DIGITS_THRESHOLD = 8
+
+
+def binarized_digits(threshold: int = DIGITS_THRESHOLD, *, return_labels: bool = False):
+    """scikit-learn's bundled 8x8 handwritten digits (1797 images), binarized (notebook 05).
+
+    Parameters
+    ----------
+    threshold : int, 0 <= threshold < 16
+        A pixel (integer intensity 0..16) is 1 iff its value is *greater than* ``threshold``
+        (default 8: the upper half of the intensity range).
+    return_labels : bool
+        Also return the digit labels.
+
+    Returns
+    -------
+    V : ndarray of float64, shape (1797, 64), entries 0 or 1
+        Row-major 8x8 images.
+    y : ndarray of int, shape (1797,), only if ``return_labels``
+    """
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, np.integer)):
+        raise TypeError(f"threshold must be an integer, got {type(threshold).__name__}")
+    if not 0 <= threshold < 16:
+        raise ValueError(f"threshold must be in 0..15 (pixels run 0..16), got {threshold}")
+    from sklearn.datasets import load_digits  # bundled with scikit-learn: no download
+
+    digits = load_digits()
+    V = (digits.data > threshold).astype(float)
+    return (V, digits.target.copy()) if return_labels else V
