@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import expit
+from scipy.special import expit, logit
 
 from ._checks import (
     check_beta,
@@ -35,6 +35,7 @@ from .exact import _energy, codes_to_states, state_codes
 #: Largest N for the exact transition matrix (2**12 x 2**12 doubles = 128 MB).
 N_MAX_TRANSITION = 12
 _ORDERS = ("sequential", "random")
+_BLOCK_ELEMENTS = 1 << 20  # random numbers drawn per block of sweeps (8 MB)
 
 
 def glauber_transition_matrix(J, theta=None, beta=1.0) -> np.ndarray:
@@ -184,36 +185,41 @@ def _initial_states(init, n: int, n_chains: int, rng: np.random.Generator) -> np
     return np.ascontiguousarray(S0.T)
 
 
-def _sweep(S, J, theta, two_beta, order, rng, record=None):
-    """One sweep (N single-site heat-bath updates) of all chains, in place.
+def _run_sweeps(S, J, theta, beta, order, rng, n_sweeps, on_update=None, on_sweep=None):
+    """Run ``n_sweeps`` sweeps of heat-bath updates on all chains, in place.
 
-    ``S`` is (N, n_chains). A spin becomes +1 when u (1 + exp(-2 beta h)) < 1, i.e.
-    u < sigma(2 beta h); exp overflow to inf correctly gives -1. ``record`` is called after
-    every single-site update when given.
+    ``S`` is (N, n_chains). Spin k becomes +1 with probability sigma(2 beta h_k), i.e. when
+    u < sigma(2 beta h_k) for a uniform u, which is h_k > logit(u) / (2 beta). Thresholds
+    (and random sites) are drawn for blocks of sweeps at once, so each single-site update is
+    one dot product and one comparison over all chains. ``on_update`` is called after every
+    single-site update and ``on_sweep`` after every sweep, when given.
     """
     n, n_chains = S.shape
-    U = rng.random((n, n_chains))
-    if order == "sequential":
-        for k in range(n):
-            h = J[k] @ S
-            h += theta[k]
-            h *= -two_beta
-            np.exp(h, out=h)
-            h += 1.0
-            h *= U[k]
-            S[k] = np.where(h < 1.0, 1.0, -1.0)
-            if record is not None:
-                record()
-    else:
-        sites = rng.integers(n, size=(n, n_chains))
-        chains = np.arange(n_chains)
-        for t in range(n):
+    per_block = max(1, min(n_sweeps, _BLOCK_ELEMENTS // (n * n_chains)))
+    chains = np.arange(n_chains)
+    done = 0
+    while done < n_sweeps:
+        steps = n * min(per_block, n_sweeps - done)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            threshold = logit(rng.random((steps, n_chains))) / (2.0 * beta)  # beta=0: +-inf
+        if order == "sequential":
+            sites = np.arange(steps) % n
+            threshold -= theta[sites][:, None]
+        else:
+            sites = rng.integers(n, size=(steps, n_chains))
+            threshold -= theta[sites]
+        for t in range(steps):
             k = sites[t]
-            h = np.einsum("cj,jc->c", J[k], S) + theta[k]
-            p_up = 1.0 + np.exp(-two_beta * h)
-            S[k, chains] = np.where(U[t] * p_up < 1.0, 1.0, -1.0)
-            if record is not None:
-                record()
+            if order == "sequential":
+                S[k] = np.where(J[k] @ S > threshold[t], 1.0, -1.0)
+            else:
+                h = np.einsum("cj,jc->c", J[k], S)
+                S[k, chains] = np.where(h > threshold[t], 1.0, -1.0)
+            if on_update is not None:
+                on_update()
+            if on_sweep is not None and (t + 1) % n == 0:
+                on_sweep()
+        done += steps // n
 
 
 def _prepare(J, theta, beta, n_chains, n_sweeps, init, order, rng):
@@ -260,9 +266,7 @@ def glauber_sample(
     J, theta, beta, n_chains, n_sweeps, order, rng, S = _prepare(
         J, theta, beta, n_chains, n_sweeps, init, order, rng
     )
-    with np.errstate(over="ignore"):
-        for _ in range(n_sweeps):
-            _sweep(S, J, theta, 2.0 * beta, order, rng)
+    _run_sweeps(S, J, theta, beta, order, rng, n_sweeps)
     return np.ascontiguousarray(S.T)
 
 
@@ -314,10 +318,9 @@ def glauber_run(
             states[counter["r"]] = S.T
             counter["r"] += 1
 
-    with np.errstate(over="ignore"):
-        for _ in range(n_sweeps):
-            _sweep(S, J, theta, 2.0 * beta, order, rng, record if per_sweep > 1 else None)
-            if per_sweep == 1:
-                record()
+    if record_unit == "update":
+        _run_sweeps(S, J, theta, beta, order, rng, n_sweeps, on_update=record)
+    else:
+        _run_sweeps(S, J, theta, beta, order, rng, n_sweeps, on_sweep=record)
     sweeps = np.arange(1, n_records + 1) * record_every / per_sweep
     return GlauberRun(states=states, sweeps=sweeps)

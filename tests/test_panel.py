@@ -45,7 +45,7 @@ def test_set_updates_artists_in_place_and_reports_seconds():
 
 
 def test_errors_and_warnings_become_a_status_sentence():
-    panel, line, _ = make_panel()
+    panel, _line, _ = make_panel()
     panel.set(slope=-0.5)
     assert panel.last_error == "ValueError: slope must be >= 0"
     assert panel.last_status.startswith("Cannot draw this setting")
@@ -54,7 +54,7 @@ def test_errors_and_warnings_become_a_status_sentence():
 
 
 def test_slider_move_redraws_and_status_is_escaped():
-    panel, line, calls = make_panel()
+    panel, _line, calls = make_panel()
     panel.controls["slope"].value = 0.7
     assert calls == [0.7]
     assert panel.status.value == "slope = 0.7"
