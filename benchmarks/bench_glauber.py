@@ -56,7 +56,9 @@ def main():
         for order in ("sequential", "random"):
             rate = bmlab_updates_per_second(J, theta, n_chains, n_sweeps, order, rng)
             target = targets.get((n, order))
-            verdict = "" if target is None else f">= {target:.0e}: {'met' if rate >= target else 'MISSED'}"
+            verdict = ""
+            if target is not None:
+                verdict = f">= {target:.0e}: {'met' if rate >= target else 'MISSED'}"
             print(f"{n:>4} {n_chains:>8} {order:>11} {rate:>11.3g} {rate / loop:>8.0f}  {verdict}")
 
 

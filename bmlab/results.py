@@ -54,7 +54,10 @@ def save_results(name: str, data: dict, *, params: dict, sources) -> Path:
     record = {
         "name": name,
         "recorded": _dt.date.today().isoformat(),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "machine": (
+            f"{platform.machine()}, {os.cpu_count()} cores, "
+            f"Python {platform.python_version()}"
+        ),
         "sources": sources,
         "code_hash": code_hash(sources),
         "params": params,
