@@ -171,6 +171,25 @@ def _check_grads(grads, params: Mapping[str, np.ndarray]) -> None:
             )
 
 
+def _backtrack(objective, theta, delta, keys, max_halvings: int = 40) -> dict:
+    """Halve a Newton step until the objective does not decrease (damped Newton).
+
+    Far from the optimum a full Newton step on a log-partition function can overshoot by
+    orders of magnitude (the Hessian is nearly singular along saturated directions); with
+    the exact objective available, halving the step makes Newton globally convergent.
+    """
+    with np.errstate(all="ignore"):
+        base = objective(theta)
+        for _ in range(max_halvings):
+            trial = {k: theta[k] + delta[k] for k in keys}
+            if all(np.all(np.isfinite(v)) for v in trial.values()):
+                value = objective(trial)
+                if np.isfinite(value) and value >= base - 1e-12 * max(1.0, abs(base)):
+                    return delta
+            delta = {k: 0.5 * delta[k] for k in keys}
+    return delta
+
+
 def train(
     params: Mapping[str, np.ndarray],
     estimator: Callable,
@@ -202,7 +221,9 @@ def train(
         ``estimator.hessian(params) -> ndarray (P, P)``: the Hessian of the average
         log-likelihood over the parameters flattened in sorted-key order, or over the
         coordinates of ``estimator.pack`` / ``estimator.unpack`` when it has them (see the
-        module docstring).
+        module docstring). If it also has ``estimator.objective(params) -> float`` (the
+        exact average log-likelihood), each Newton step is halved until the objective
+        (minus the weight-decay penalty) does not decrease.
     n_steps : int >= 1
         Maximum number of parameter updates.
     lr : float > 0
@@ -289,6 +310,15 @@ def train(
     pack = estimator.pack if has_coords else (lambda d: _flatten(d, keys))
     unpack = estimator.unpack if has_coords else (lambda x: _unflatten(x, theta, keys))
     decayed = [k for k in keys if k in decay_keys]
+    objective = None
+    if optimizer == "newton" and callable(getattr(estimator, "objective", None)):
+        if weight_decay:
+            def objective(p):
+                return estimator.objective(p) - 0.5 * weight_decay * sum(
+                    float(np.sum(np.square(p[k]))) for k in decayed
+                )
+        else:
+            objective = estimator.objective
     history = History()
 
     def ascent(current):
@@ -341,6 +371,8 @@ def train(
                 with np.errstate(all="ignore"):
                     step_vec = -np.linalg.lstsq(H, g, rcond=None)[0]
                     delta = unpack(lr * step_vec)
+                if objective is not None:
+                    delta = _backtrack(objective, theta, delta, keys)
             else:
                 with np.errstate(over="ignore"):
                     delta = {k: lr * grads[k] for k in keys}

@@ -247,3 +247,30 @@ def test_history_direct_use():
     h.record(5, a=2.0)
     np.testing.assert_array_equal(h["a"], [1.0, 2.0])
     assert h.last("step") == 5
+
+
+class LogCosh:
+    """L(x) = -log cosh(x - 3): plain Newton from 0 overshoots and diverges."""
+
+    def __call__(self, params, rng):
+        return {"x": -np.tanh(params["x"] - 3.0)}
+
+    def hessian(self, params):
+        return np.array([[-1.0 / np.cosh(params["x"][0] - 3.0) ** 2]])
+
+
+class LogCoshWithObjective(LogCosh):
+    def objective(self, params):
+        z = params["x"][0] - 3.0
+        return -(abs(z) + np.log1p(np.exp(-2 * abs(z))) - np.log(2))
+
+
+def test_newton_backtracks_when_the_objective_is_known():
+    x0 = {"x": np.zeros(1)}
+    plain = train(x0, LogCosh(), n_steps=10, lr=1.0, optimizer="newton", on_nonfinite="stop",
+                  max_abs=1e6)
+    assert abs(plain.params["x"][0] - 3.0) > 1.0  # overshoots
+    safe = train(x0, LogCoshWithObjective(), n_steps=50, lr=1.0, optimizer="newton",
+                 stop_grad_norm=1e-12)
+    assert safe.converged
+    assert safe.params["x"][0] == pytest.approx(3.0, abs=1e-10)
