@@ -130,3 +130,68 @@ def binarized_digits(threshold: int = DIGITS_THRESHOLD, *, return_labels: bool =
     digits = load_digits()
     V = (digits.data > threshold).astype(float)
     return (V, digits.target.copy()) if return_labels else V
+
+
+#: 3x3 glyphs of :func:`letters_3x3` ("#" = ink = +1), row-major.
+LETTERS_3X3 = {
+    "T": "###.#..#.",
+    "L": "#..#..###",
+    "X": "#.#.#.#.#",
+    "O": "####.####",
+    "+": ".#.###.#.",
+    "H": "#.#####.#",
+    "U": "#.##.####",
+    "C": "####..###",
+}
+
+
+def letters_3x3(names: str = "TLXO") -> np.ndarray:
+    """Tiny binarized letters on a 3x3 grid as ±1 spins (notebook 03).
+
+    Parameters
+    ----------
+    names : str
+        Letters to return, each one of ``"TLXO+HUC"`` (see ``LETTERS_3X3``), no repeats.
+
+    Returns
+    -------
+    xi : ndarray of float64, shape (len(names), 9), entries ±1
+        Row-major 3x3 images, +1 = ink. Reshape a row to (3, 3) to draw it.
+    """
+    if not isinstance(names, str) or not names:
+        raise TypeError(f"names must be a non-empty string of letters, got {names!r}")
+    bad = [c for c in names if c not in LETTERS_3X3]
+    if bad or len(set(names)) != len(names):
+        raise ValueError(
+            f"names must be distinct letters from {''.join(LETTERS_3X3)!r}, got {names!r}"
+        )
+    return np.array([[1.0 if ch == "#" else -1.0 for ch in LETTERS_3X3[c]] for c in names])
+
+
+def noisy_copies(patterns, n_copies: int, flip_prob: float, *, rng) -> np.ndarray:
+    """Copies of ±1 patterns with each spin flipped independently (notebook 03).
+
+    Parameters
+    ----------
+    patterns : array_like, shape (P, N), entries ±1
+    n_copies : int >= 1
+        Copies per pattern.
+    flip_prob : float in [0, 0.5]
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    S : ndarray of float64, shape (P * n_copies, N), entries ±1
+        ``n_copies`` noisy copies of pattern 0, then of pattern 1, ...
+    """
+    xi = np.asarray(patterns, dtype=float)
+    if xi.ndim != 2 or not np.all(np.abs(xi) == 1):
+        raise ValueError("patterns must be a (P, N) array of ±1 entries")
+    n_copies = check_positive_int(n_copies, "n_copies", maximum=10**6)
+    if isinstance(flip_prob, bool) or not np.isscalar(flip_prob) or not 0 <= flip_prob <= 0.5:
+        raise ValueError(f"flip_prob must be a number in [0, 0.5], got {flip_prob!r}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    S = np.repeat(xi, n_copies, axis=0)
+    flips = rng.random(S.shape) < flip_prob
+    return np.where(flips, -S, S)
