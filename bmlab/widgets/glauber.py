@@ -1,0 +1,269 @@
+"""Live panels of notebook 01: Glauber dynamics converging to the Boltzmann law.
+
+* :func:`fig53_panel` -- the Figure 5.3 experiment on a three-spin machine: the 8 exact
+  probabilities beside one chain's visit frequencies, and the chain's running estimate of
+  <s1 s2> against the exact value.
+* :func:`two_basin_panel` -- a beta slider on an all-to-all ferromagnet: chains freeze into
+  one of the two basins as beta grows, while the exact answer stays symmetric.
+
+:func:`figure_5_3` draws the static figure of the notebook with the same artists.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.ticker import MaxNLocator
+
+from ..exact import all_states, boltzmann_probs, energy
+from ..glauber import glauber_run, glauber_transition_matrix
+from ..mixing import basin_switches, curie_weiss_couplings, markov_path, tv_distance
+from ..panel import Panel
+from ..plotting import GRAY, NAVY, ORANGE
+from . import ALL_PANELS
+
+#: Points drawn for a running average (log-spaced), whatever the chain length.
+_MAX_POINTS = 1500
+
+
+def state_labels(n: int) -> list[str]:
+    """Labels "+-+" ... of the 2**n states in :func:`bmlab.all_states` order (spin 1 first)."""
+    return ["".join("+" if x > 0 else "\u2212" for x in row) for row in all_states(n)]
+
+
+def _triangle(J12: float, J23: float, J13: float) -> np.ndarray:
+    return np.array([[0.0, J12, J13], [J12, 0.0, J23], [J13, J23, 0.0]])
+
+
+def _thin(n_points: int) -> np.ndarray:
+    """Indices of at most _MAX_POINTS log-spaced points of a series of length n_points."""
+    idx = np.unique(np.geomspace(1, n_points, _MAX_POINTS).astype(np.int64)) - 1
+    return idx
+
+
+def _build_fig53(fancy: bool = False, logx: bool = False):
+    """Figure 5.3 layout: bars on the left, running average on the right.
+
+    ``fancy`` uses mathtext labels (static figure); the live panel keeps plain text and a
+    linear time axis, which render several times faster.
+    """
+    fig, (ax_bar, ax_run) = plt.subplots(
+        1, 2, figsize=(9.0, 3.6), gridspec_kw={"width_ratios": [1.25, 1.0]}
+    )
+    x = np.arange(8)
+    bars_exact = ax_bar.bar(x - 0.2, np.zeros(8), width=0.4, color=NAVY,
+                            label=r"exact $e^{-\beta E}/Z$" if fancy else "exact")
+    bars_chain = ax_bar.bar(x + 0.2, np.zeros(8), width=0.4, color=ORANGE,
+                            label="one Glauber chain")
+    ax_bar.set_xticks(x, state_labels(3), fontfamily="monospace")
+    ax_bar.set_xlabel(r"state $s_1 s_2 s_3$" if fancy else "state s1 s2 s3")
+    ax_bar.set_ylabel("probability")
+    ax_bar.legend(loc="upper right", fontsize=8)
+    e_text = [ax_bar.text(xi, 0.0, "", ha="center", va="bottom", fontsize=7, color=GRAY)
+              for xi in x]
+    (run_line,) = ax_run.plot([1, 2], [0, 0], color=ORANGE, lw=1.4, label="chain running mean")
+    exact_line = ax_run.axhline(0.0, color=NAVY, ls="--", lw=1.4, label="exact")
+    if logx:
+        ax_run.set_xscale("log")
+    else:
+        ax_run.xaxis.set_major_locator(MaxNLocator(5))
+    ax_run.yaxis.set_major_locator(MaxNLocator(5))
+    ax_run.set_xlabel("sweeps")
+    ax_run.set_ylabel(r"estimate of $\langle s_1 s_2\rangle$" if fancy
+                      else "running estimate of <s1 s2>")
+    ax_run.set_ylim(-1.05, 1.05)
+    ax_run.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    art = {"ax_bar": ax_bar, "ax_run": ax_run, "bars_exact": bars_exact,
+           "bars_chain": bars_chain, "e_text": e_text, "run_line": run_line,
+           "exact_line": exact_line, "logx": logx}
+    return fig, art
+
+
+def _draw_fig53(art, p_exact, freq, energies, sweeps, running, exact_pair) -> None:
+    """Move the artists of :func:`_build_fig53` to new data (in place)."""
+    for bar, h in zip(art["bars_exact"], p_exact, strict=True):
+        bar.set_height(h)
+    for bar, h in zip(art["bars_chain"], freq, strict=True):
+        bar.set_height(h)
+    top = float(max(p_exact.max(), freq.max()))
+    for txt, xi, e, h in zip(art["e_text"], range(8), energies, np.maximum(p_exact, freq),
+                             strict=True):
+        txt.set_text(f"E={e:+.2g}".replace("-", "\u2212"))
+        txt.set_position((xi, h + 0.01 * top))
+    art["ax_bar"].set_ylim(0.0, 1.18 * top + 1e-3)
+    idx = _thin(len(running))
+    art["run_line"].set_data(sweeps[idx], running[idx])
+    art["exact_line"].set_ydata([exact_pair, exact_pair])
+    if art["logx"]:
+        art["ax_run"].set_xlim(sweeps[0], sweeps[-1] * 1.05)
+    else:
+        art["ax_run"].set_xlim(0.0, sweeps[-1])
+
+
+def figure_5_3(p_exact, freq, energies, sweeps, running, exact_pair, *, logx=True):
+    """Static Figure 5.3 (same artists as :func:`fig53_panel`).
+
+    Parameters
+    ----------
+    p_exact, freq : array_like, shape (8,)
+        Exact probabilities and the chain's visit frequencies, ``all_states`` order.
+    energies : array_like, shape (8,)
+    sweeps : array_like, shape (n_records,)
+        Time of each record, in sweeps.
+    running : array_like, shape (n_records,)
+        The chain's running estimate of <s1 s2>.
+    exact_pair : float
+        Exact <s1 s2>.
+    logx : bool
+        Logarithmic time axis (shows the early transient and the late convergence).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, art = _build_fig53(fancy=True, logx=logx)
+    _draw_fig53(art, np.asarray(p_exact, float), np.asarray(freq, float),
+                np.asarray(energies, float), np.asarray(sweeps, float),
+                np.asarray(running, float), float(exact_pair))
+    return fig
+
+
+def _slider(value, lo, hi, step, desc):
+    return widgets.FloatSlider(value=value, min=lo, max=hi, step=step, description=desc,
+                               continuous_update=False, readout_format=".2f")
+
+
+def fig53_panel(J12=0.5, J23=0.5, J13=-0.5, theta=0.0, beta=1.0, n_sweeps=4000, seed=0):
+    """Figure 5.3 live: one random-site Glauber chain on a three-spin machine.
+
+    The chain is drawn step by step from the exact one-update matrix
+    (:func:`bmlab.glauber_transition_matrix` and :func:`bmlab.mixing.markov_path`), which is
+    the same dynamics as ``glauber_run(order="random")`` but fast enough to redraw on every
+    slider move. It starts at all +1.
+
+    Parameters
+    ----------
+    J12, J23, J13 : float in [-2, 2]
+        Couplings of the triangle.
+    theta : float in [-1, 1]
+        Common bias of the three spins.
+    beta : float in [0, 3]
+    n_sweeps : int in [100, 10000]
+    seed : int in [0, 99]
+
+    Returns
+    -------
+    Panel
+    """
+    controls = {
+        "J12": _slider(J12, -2.0, 2.0, 0.05, "J12"),
+        "J23": _slider(J23, -2.0, 2.0, 0.05, "J23"),
+        "J13": _slider(J13, -2.0, 2.0, 0.05, "J13"),
+        "theta": _slider(theta, -1.0, 1.0, 0.05, "\u03b8"),
+        "beta": _slider(beta, 0.0, 3.0, 0.05, "\u03b2"),
+        "n_sweeps": widgets.IntSlider(value=n_sweeps, min=100, max=10000, step=100,
+                                      description="sweeps", continuous_update=False),
+        "seed": widgets.IntSlider(value=seed, min=0, max=99, description="seed",
+                                  continuous_update=False),
+    }
+    fig, art = _build_fig53()
+    S = all_states(3).astype(float)
+    pair = S[:, 0] * S[:, 1]
+
+    def update(J12, J23, J13, theta, beta, n_sweeps, seed):
+        J = _triangle(J12, J23, J13)
+        th = np.full(3, float(theta))
+        p = boltzmann_probs(J, th, beta)
+        T = glauber_transition_matrix(J, th, beta)
+        rng = np.random.default_rng(seed)
+        path = markov_path(T, 3 * int(n_sweeps), start=7, rng=rng)  # 7 = all +1
+        freq = np.bincount(path, minlength=8) / path.size
+        running = np.cumsum(pair[path]) / np.arange(1, path.size + 1)
+        sweeps = np.arange(1, path.size + 1) / 3.0
+        exact_pair = float(p @ pair)
+        _draw_fig53(art, p, freq, energy(S, J, th), sweeps, running, exact_pair)
+        return (f"exact <s1 s2> = {exact_pair:.3f}; chain = {running[-1]:.3f} after "
+                f"{int(n_sweeps)} sweeps; TV(exact, chain) = {tv_distance(p, freq):.3f}")
+
+    return Panel(fig, controls, update, title="Figure 5.3 live: one Glauber chain vs the "
+                 "exact Boltzmann law")
+
+
+def two_basin_panel(beta=1.0, seed=0, n=12, n_chains=6, n_sweeps=300):
+    """A beta slider on the all-to-all ferromagnet: chains freezing into one basin.
+
+    Left: the magnetisation m = mean(s) of ``n_chains`` chains (random starts, sequential
+    sweeps) against time. Right: the exact law of m beside the chains' pooled histogram.
+    At theta = 0 the exact <m> is 0 for every beta; a frozen chain reports +-|m|.
+
+    Parameters
+    ----------
+    beta : float in [0.1, 3]
+    seed : int in [0, 99]
+    n : int
+        Number of spins (J_ij = 1/n; the basins split at beta about 1).
+    n_chains, n_sweeps : int
+        Fixed budget of the panel.
+
+    Returns
+    -------
+    Panel
+    """
+    controls = {
+        "beta": _slider(beta, 0.1, 3.0, 0.05, "\u03b2"),
+        "seed": widgets.IntSlider(value=seed, min=0, max=99, description="seed",
+                                  continuous_update=False),
+    }
+    J = curie_weiss_couplings(n)
+    S = all_states(n)
+    k_up = (S > 0).sum(axis=1)  # number of +1 spins of each state, 0..n
+    levels = 2.0 * np.arange(n + 1) / n - 1.0  # magnetisation values
+    fig, (ax_t, ax_h) = plt.subplots(1, 2, figsize=(9.0, 3.6),
+                                     gridspec_kw={"width_ratios": [1.5, 1.0]})
+    t = np.arange(1, n_sweeps + 1)
+    colors = [ORANGE, NAVY, GRAY, "#4c9a6a", "#b04a5a", "#8a6fb3", "#3f9bbf"]
+    lines = [ax_t.plot(t, np.zeros(n_sweeps), lw=1.0, color=colors[c % len(colors)])[0]
+             for c in range(n_chains)]
+    ax_t.axhline(0.0, color=GRAY, lw=0.8, ls=":")
+    ax_t.set_ylim(-1.08, 1.08)
+    ax_t.set_xlim(1, n_sweeps)
+    ax_t.set_xlabel("sweeps")
+    ax_t.set_ylabel("magnetisation m")
+    ax_t.set_title(f"{n_chains} chains, N = {n} ferromagnet", fontsize=10)
+    w = 0.9 / n
+    bars_exact = ax_h.bar(levels - w / 2, np.zeros(n + 1), width=w, color=NAVY, label="exact")
+    bars_chain = ax_h.bar(levels + w / 2, np.zeros(n + 1), width=w, color=ORANGE,
+                          label="chains")
+    ax_h.set_xlabel("magnetisation m")
+    ax_h.set_ylabel("probability")
+    ax_h.legend(loc="upper center", fontsize=8)
+    fig.tight_layout()
+
+    def update(beta, seed):
+        rng = np.random.default_rng(seed)
+        run = glauber_run(J, beta=beta, n_chains=n_chains, n_sweeps=n_sweeps,
+                          order="sequential", record_unit="sweep", init="random", rng=rng)
+        m = run.states.mean(axis=2, dtype=float)  # (n_sweeps, n_chains)
+        for c, line in enumerate(lines):
+            line.set_ydata(m[:, c])
+        p = boltzmann_probs(J, None, beta)
+        p_m = np.bincount(k_up, weights=p, minlength=n + 1)
+        k_chain = np.rint((m + 1.0) * n / 2).astype(np.int64)
+        h_m = np.bincount(k_chain.ravel(), minlength=n + 1) / k_chain.size
+        for bar, h in zip(bars_exact, p_m, strict=True):
+            bar.set_height(h)
+        for bar, h in zip(bars_chain, h_m, strict=True):
+            bar.set_height(h)
+        ax_h.set_ylim(0.0, 1.15 * float(max(p_m.max(), h_m.max())) + 1e-3)
+        switches = int(basin_switches(m).sum())
+        return (f"beta = {beta:.2f}: exact <m> = 0, <|m|> = {p_m @ np.abs(levels):.3f}; "
+                f"chains' <m> = {m.mean():+.3f}, <|m|> = {np.abs(m).mean():.3f}; "
+                f"{switches} basin switches in {n_chains} x {n_sweeps} sweeps")
+
+    return Panel(fig, controls, update, title="Two basins: chains freeze as beta grows")
+
+
+ALL_PANELS["glauber_fig53"] = fig53_panel
+ALL_PANELS["glauber_two_basin"] = two_basin_panel

@@ -1,0 +1,114 @@
+"""Live panels of notebook 01: fuzzed settings, in-place redraws, exact numbers shown."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import bmlab
+from bmlab.widgets import ALL_PANELS
+from bmlab.widgets import glauber as wg
+
+NAMES = ["glauber_fig53", "glauber_two_basin"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_registered_and_builds_with_defaults(name):
+    panel = ALL_PANELS[name]()
+    assert isinstance(panel, bmlab.Panel)
+    status = panel.compute()
+    assert panel.last_error is None, panel.last_error
+    assert status and "nan" not in status.lower()
+
+
+def _random_setting(panel, rng, extreme):
+    values = {}
+    for key, control in panel.controls.items():
+        lo, hi = control.min, control.max
+        if extreme:
+            v = rng.choice([lo, hi])
+        else:
+            v = rng.uniform(lo, hi)
+        if isinstance(control.value, int) and not isinstance(control.value, bool):
+            v = int(np.rint(v))
+        else:
+            v = float(v)
+        values[key] = v
+    return values
+
+
+def _artist_data_finite(fig):
+    for ax in fig.axes:
+        for line in ax.get_lines():
+            assert np.all(np.isfinite(np.asarray(line.get_ydata(), dtype=float)))
+        for patch in ax.patches:
+            assert np.isfinite(patch.get_height())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_fuzz_settings_never_error_nan_or_warn(name):
+    panel = ALL_PANELS[name]()
+    rng = np.random.default_rng(2024)
+    n_trials = 30 if name == "glauber_fig53" else 16
+    for trial in range(n_trials):
+        values = _random_setting(panel, rng, extreme=trial % 3 == 0)
+        if name == "glauber_fig53" and trial % 3 == 0:
+            values["n_sweeps"] = 200  # extremes of the couplings, kept quick
+        panel.set(**values)
+        assert panel.last_error is None, (values, panel.last_error)
+        assert "nan" not in panel.last_status.lower(), (values, panel.last_status)
+        _artist_data_finite(panel.fig)
+
+
+def test_fig53_redraws_in_place_and_shows_exact_numbers():
+    panel = wg.fig53_panel()
+    artists_before = [id(a) for ax in panel.fig.axes for a in (*ax.patches, *ax.lines)]
+    fig_before = panel.fig
+    panel.set(J12=1.0, J23=1.0, J13=1.0, n_sweeps=500)
+    assert panel.fig is fig_before
+    assert [id(a) for ax in panel.fig.axes for a in (*ax.patches, *ax.lines)] == artists_before
+    J = np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 1.0], [1.0, 1.0, 0.0]])
+    p = bmlab.boltzmann_probs(J)
+    heights = np.array([b.get_height() for b in panel.fig.axes[0].patches[:8]])
+    np.testing.assert_allclose(heights, p)
+    _, C = bmlab.exact_moments(J)
+    assert f"exact <s1 s2> = {C[0, 1]:.3f}" in panel.last_status
+
+
+def test_fig53_default_is_the_lecture_machine():
+    panel = wg.fig53_panel()
+    panel.compute()
+    assert panel.last_status.startswith("exact <s1 s2> = 0.276")
+    chain = np.array([b.get_height() for b in panel.fig.axes[0].patches[8:]])
+    assert chain.sum() == pytest.approx(1.0)
+    # 4000 sweeps from one chain: visit frequencies within 0.05 TV of exact
+    assert bmlab.mixing.tv_distance(chain, bmlab.boltzmann_probs(wg._triangle(.5, .5, -.5))) < .05
+
+
+def test_two_basin_exact_bars_are_symmetric_and_chains_freeze():
+    panel = wg.two_basin_panel()
+    panel.set(beta=3.0, seed=1)
+    heights = np.array([b.get_height() for b in panel.fig.axes[1].patches])
+    exact = heights[:13]
+    np.testing.assert_allclose(exact, exact[::-1], atol=1e-12)  # exact law of m is symmetric
+    assert exact.sum() == pytest.approx(1.0)
+    assert "0 basin switches" in panel.last_status
+    panel.set(beta=0.3, seed=1)
+    switches = int(panel.last_status.split(";")[-1].split()[0])
+    assert switches > 100
+
+
+def test_state_labels_order():
+    assert wg.state_labels(3)[0] == "\u2212\u2212\u2212"
+    assert wg.state_labels(3)[1] == "+\u2212\u2212"  # bit 0 is spin 1
+    assert wg.state_labels(3)[7] == "+++"
+
+
+def test_figure_5_3_static():
+    S = bmlab.all_states(3).astype(float)
+    p = bmlab.boltzmann_probs(wg._triangle(0.5, 0.5, -0.5))
+    fig = wg.figure_5_3(p, p, bmlab.energy(S, wg._triangle(0.5, 0.5, -0.5)),
+                        np.arange(1, 11) / 3, np.linspace(1, 0.3, 10), 0.276)
+    assert len(fig.axes) == 2
+    plt.close(fig)
