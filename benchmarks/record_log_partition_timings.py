@@ -22,7 +22,7 @@ SOURCES = ["bmlab/exact.py", "bmlab/ledger.py", "benchmarks/record_log_partition
 
 
 def _repeat(n: int) -> int:
-    return 5 if n <= 20 else 3 if n <= 26 else 1
+    return 7 if n <= 20 else 3 if n <= 26 else 1
 
 
 def main() -> None:
@@ -53,7 +53,7 @@ def main() -> None:
         params={
             "seed": SEED,
             "machines": "dense random: J_ij ~ N(0, 1/N), theta_i ~ N(0, 0.01)",
-            "timing": "best of 5 (N<=20), 3 (N<=26), 1 (N>26) runs; naive at most 3",
+            "timing": "best of 7 (N<=20), 3 (N<=26), 1 (N>26) runs; naive at most 3",
         },
         sources=SOURCES,
     )

@@ -550,12 +550,15 @@ def _half_log_cosh_ratio(b: float, c: float) -> float:
 # --------------------------------------------------------------------------- scaling
 
 
-def human_count(x) -> str:
-    """A count as ``"1,024"`` (below 1e6) or ``"1.07e+09"``-style ``"1.07 × 10^9"``.
+def human_count(x, *, tex: bool = False) -> str:
+    """A count as ``"1,024"`` (below 1e6) or ``"1.07 × 10^9"`` (mantissa to 3 digits).
 
     Parameters
     ----------
     x : int or float >= 0
+        Python ints of any size are handled exactly (no float overflow).
+    tex : bool
+        Return matplotlib mathtext (``"$1.07\\times 10^{9}$"``) instead of plain text.
 
     Returns
     -------
@@ -570,6 +573,8 @@ def human_count(x) -> str:
     mant = round(float(mant), 2)
     if mant >= 10:
         mant, exp = mant / 10, exp + 1
+    if tex:
+        return f"${mant:.2f}\\times 10^{{{exp}}}$"
     return f"{mant:.2f} × 10^{exp}"
 
 
@@ -851,7 +856,7 @@ def human_time(seconds) -> str:
     for size, name in _UNITS:
         if s >= size:
             v = s / size
-            text = f"{v:.3g}" if v < 1e4 else human_count(v)
+            text = f"{v:.3g}" if v < 1e3 else f"{v:,.0f}" if v < 1e6 else human_count(v)
             return f"{text} {name}"
     return f"{s * 1e6:.2g} µs"
 

@@ -204,6 +204,9 @@ def test_human_units():
     with pytest.raises(ValueError, match="seconds"):
         L.human_time(-1)
     assert L.human_count(999) == "999"
+    assert L.human_count(2**100, tex=True) == r"$1.27\times 10^{30}$"
+    assert L.human_count(9.999e9) == "1.00 × 10^10"
+    assert L.human_time(1350 * L.AGE_OF_UNIVERSE_S) == "1,350 ages of the universe"
     assert L.comparison(100) == "fewer terms than seconds in a day"
 
 
