@@ -208,6 +208,7 @@ def train(
     on_nonfinite: str = "raise",
     max_abs: float | None = None,
     callback: Callable | None = None,
+    progress_bar: bool = True,
 ) -> TrainResult:
     """Gradient ascent on the average log-likelihood with a pluggable gradient estimator.
 
@@ -254,6 +255,9 @@ def train(
         Treat any parameter with ``|value| > max_abs`` as divergence (see ``on_nonfinite``).
     callback : callable, optional
         ``callback(n_updates, params)`` after every update; returning True stops training.
+    progress_bar : bool
+        False never shows the tqdm bar (live panels draw their own); True shows it unless
+        ``BMLAB_PROGRESS=0``.
 
     Returns
     -------
@@ -347,7 +351,7 @@ def train(
     stop_reason = "n_steps"
     n_updates = 0
     gnorm = None  # norm of the ascent direction at the current ``theta``, once known
-    bar = progress(range(n_steps), total=n_steps, desc=desc)
+    bar = progress(range(n_steps), total=n_steps, desc=desc) if progress_bar else range(n_steps)
     try:
         for step in bar:
             grads = ascent(theta)

@@ -274,3 +274,10 @@ def test_newton_backtracks_when_the_objective_is_known():
                  stop_grad_norm=1e-12)
     assert safe.converged
     assert safe.params["x"][0] == pytest.approx(3.0, abs=1e-10)
+
+
+def test_progress_bar_false_is_silent_even_when_enabled(monkeypatch, capsys):
+    monkeypatch.setenv("BMLAB_PROGRESS", "1")
+    train(start(), Quadratic(), n_steps=20, lr=0.1, progress_bar=False)
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == ""
