@@ -534,11 +534,14 @@ def _cd_statistics(V_pos, V_neg, W, b):
     """Gradient from clamped rows V_pos (m, n_v) and chain ends V_neg (c, n_v)."""
     Ph_pos = expit(V_pos @ W + b)
     Ph_neg = expit(V_neg @ W + b)
-    m, c = V_pos.shape[0], V_neg.shape[0]
+    im, ic = 1.0 / V_pos.shape[0], 1.0 / V_neg.shape[0]
+    gW = V_pos.T @ Ph_pos
+    gW *= im
+    gW -= (V_neg.T @ Ph_neg) * ic
     return {
-        "W": V_pos.T @ Ph_pos / m - V_neg.T @ Ph_neg / c,
-        "a": V_pos.mean(axis=0) - V_neg.mean(axis=0),
-        "b": Ph_pos.mean(axis=0) - Ph_neg.mean(axis=0),
+        "W": gW,
+        "a": V_pos.sum(axis=0) * im - V_neg.sum(axis=0) * ic,
+        "b": Ph_pos.sum(axis=0) * im - Ph_neg.sum(axis=0) * ic,
     }
 
 
@@ -548,7 +551,7 @@ def _check_params(params, n_visible):
         W, a, b = params["W"], params["a"], params["b"]
     except (KeyError, TypeError):
         raise ValueError("params must be a dict with keys 'W', 'a', 'b'") from None
-    if np.shape(W)[0] != n_visible:
+    if W.shape[0] != n_visible:
         raise ValueError(f"params['W'] must have {n_visible} rows (the data's n_visible), "
                          f"got shape {np.shape(W)}")
     return W, a, b
