@@ -327,3 +327,24 @@ def test_validation_errors_name_the_parameter():
         walsh_coefficients(np.zeros(7), 3)
     with pytest.raises(ValueError, match="W must"):
         m.params_from_blocks(W=np.zeros((2, 2)))
+
+
+def test_draw_network_counts_couplings():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from bmlab.plotting import draw_network
+
+    fig, (a, b) = plt.subplots(1, 2)
+    general = draw_network(a, 4, 3, restricted=False)
+    restricted = draw_network(b, 4, 3, restricted=True)
+    assert general["between"] == restricted["between"] == 12
+    assert general["within"] == 6 + 3 and restricted["within"] == 0
+    assert general["visible"].shape == (4, 2) and general["hidden"].shape == (3, 2)
+    with pytest.raises(ValueError, match="n_hidden"):
+        draw_network(a, 3, 13)
+    with pytest.raises(TypeError, match="restricted"):
+        draw_network(a, 3, 1, restricted=1)
+    plt.close(fig)

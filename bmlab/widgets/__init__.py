@@ -10,3 +10,4 @@ ALL_PANELS: dict = {}
 from . import ledger  # noqa: E402, F401  (notebook 02: z_ledger, z_wall)
 from . import glauber  # noqa: E402, F401  (notebook 01)
 from . import training  # noqa: E402, F401  (notebook 03: ml_training)
+from . import hidden  # noqa: E402, F401  (notebook 04: hidden_training)
