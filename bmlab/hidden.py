@@ -564,6 +564,75 @@ class HiddenMachine:
         keep = p_data > 0
         return float(p_data[keep] @ logp[keep])
 
+    def numerical_gradient(self, params, data, eps: float = 1e-5) -> dict:
+        """Central finite differences of :meth:`log_likelihood` (the oracle for :meth:`gradient`).
+
+        Each allowed coupling pair (J_ab, J_ba) is moved together, as one parameter; each
+        enabled bias alone.
+
+        Parameters
+        ----------
+        params : dict
+        data : array_like, shape (D, n_visible), entries ±1
+        eps : float > 0
+            Step of the central difference (error O(eps**2)).
+
+        Returns
+        -------
+        dict ``{"J": (N, N) symmetric, "theta": (N,)}``, zero where there is no parameter.
+        """
+        J, theta = self.check_params(params)
+        eps = float(check_finite(eps, "eps"))
+        if eps <= 0:
+            raise ValueError(f"eps must be > 0, got {eps}")
+        p_data = empirical_distribution(data, self.n_visible)
+        keep = p_data > 0
+
+        def L(Jx, tx):
+            table = self._log_table(Jx, tx)
+            log_zv = _logsumexp(table, axis=1)
+            return float(p_data[keep] @ (log_zv[keep] - _logsumexp(log_zv)))
+
+        gJ, gt = np.zeros_like(J), np.zeros_like(theta)
+        for a, b in zip(*np.nonzero(np.triu(self.mask)), strict=True):
+            step = np.zeros_like(J)
+            step[a, b] = step[b, a] = eps
+            gJ[a, b] = gJ[b, a] = (L(J + step, theta) - L(J - step, theta)) / (2 * eps)
+        for a in np.flatnonzero(self.bias_mask):
+            step = np.zeros_like(theta)
+            step[a] = eps
+            gt[a] = (L(J, theta + step) - L(J, theta - step)) / (2 * eps)
+        return {"J": gJ, "theta": gt}
+
+    def log_likelihood_along(self, params0, params1, t, data) -> np.ndarray:
+        """L on the straight line (1 - t) params0 + t params1 in parameter space.
+
+        Parameters
+        ----------
+        params0, params1 : dict
+        t : array_like, shape (k,)
+            Positions on the line (0 = params0, 1 = params1; others extrapolate).
+        data : array_like, shape (D, n_visible), entries ±1
+
+        Returns
+        -------
+        ndarray, shape (k,)
+            Average log-likelihood at each point.
+        """
+        J0, t0 = self.check_params(params0)
+        J1, t1 = self.check_params(params1)
+        t = check_finite(t, "t")
+        if t.ndim != 1:
+            raise ValueError(f"t must be a 1-D array of positions, got shape {t.shape}")
+        p_data = empirical_distribution(data, self.n_visible)
+        keep = p_data > 0
+        out = np.empty(t.size)
+        for k, tk in enumerate(t):
+            table = self._log_table((1 - tk) * J0 + tk * J1, (1 - tk) * t0 + tk * t1)
+            log_zv = _logsumexp(table, axis=1)
+            out[k] = p_data[keep] @ (log_zv[keep] - _logsumexp(log_zv))
+        return out
+
     def kl_divergence(self, params, data) -> float:
         """KL(p_data || p_model) in nats (>= 0; zero only for a perfect fit)."""
         p_data = empirical_distribution(data, self.n_visible)

@@ -348,3 +348,32 @@ def test_draw_network_counts_couplings():
     with pytest.raises(TypeError, match="restricted"):
         draw_network(a, 3, 1, restricted=1)
     plt.close(fig)
+
+
+@pytest.mark.parametrize("nv,nh,restricted", [(3, 2, False), (2, 2, True)])
+def test_numerical_gradient_and_line_helpers(nv, nh, restricted):
+    m, p = machine_and_params(nv, nh, restricted, seed=21)
+    data = np.array(spins(nv))[[0, 1, 1, -1]]
+    fd = m.numerical_gradient(p, data)
+    g = m.gradient(p, data)
+    for k in g:
+        np.testing.assert_allclose(fd[k], g[k], atol=1e-8)
+    q = m.init_params(rng=np.random.default_rng(1))
+    t = np.array([0.0, 0.3, 1.0])
+    line = m.log_likelihood_along(p, q, t, data)
+    mid = {k: 0.7 * p[k] + 0.3 * q[k] for k in p}
+    np.testing.assert_allclose(
+        line, [m.log_likelihood(p, data), m.log_likelihood(mid, data), m.log_likelihood(q, data)],
+        atol=1e-12)
+    with pytest.raises(ValueError, match="eps"):
+        m.numerical_gradient(p, data, eps=0)
+    with pytest.raises(ValueError, match="t must"):
+        m.log_likelihood_along(p, q, np.zeros((2, 2)), data)
+
+
+def test_fully_visible_slice_is_concave():
+    m = HiddenMachine(3, 0)
+    rng = np.random.default_rng(2)
+    p, q = m.init_params(rng=rng, scale=1.5), m.init_params(rng=rng, scale=1.5)
+    L = m.log_likelihood_along(p, q, np.linspace(-0.5, 1.5, 81), parity(3))
+    assert np.all(np.diff(L, 2) <= 1e-12)
