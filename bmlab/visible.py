@@ -333,15 +333,17 @@ def hessian(params) -> np.ndarray:
 def same_moments_distribution(p, n: int, *, rng, fraction: float = 0.5) -> np.ndarray:
     """Another distribution with the same first and second moments as ``p``.
 
-    Moves ``p`` along a random direction orthogonal to the normalisation and to every
-    sufficient statistic phi(s), a ``fraction`` of the way to the boundary of the simplex.
-    By maximum entropy, a Boltzmann ``p`` has the larger entropy of the two.
+    Multiplies ``p`` by ``1 + t w(s)``, where ``w`` is a random function orthogonal -- in the
+    ``p``-weighted inner product -- to the constant and to every sufficient statistic
+    phi(s) = (s_i s_j, s_i); so normalisation and all moments are unchanged. ``t`` is a
+    ``fraction`` of the largest value keeping every probability >= 0. By maximum entropy, a
+    Boltzmann ``p`` has the larger entropy of the two.
 
     Parameters
     ----------
     p : ndarray, shape (2**n,)
         Probabilities in :func:`bmlab.all_states` order.
-    n : int, 2 <= n <= 14
+    n : int, 3 <= n <= 14
     rng : numpy.random.Generator
     fraction : float in (0, 1]
 
@@ -359,13 +361,18 @@ def same_moments_distribution(p, n: int, *, rng, fraction: float = 0.5) -> np.nd
         raise ValueError(f"fraction must be in (0, 1], got {fraction}")
     rng = check_rng(rng)
     A = np.concatenate([np.ones((2**n, 1)), _features(n)], axis=1)
-    if A.shape[1] >= 2**n:
-        raise ValueError(f"n = {n} is too small: the moments fix the whole distribution")
-    r = rng.standard_normal(2**n)
-    v = r - A @ np.linalg.lstsq(A, r, rcond=None)[0]
-    neg = v < 0
-    t_max = np.min(p[neg] / -v[neg])
-    q = np.clip(p + fraction * t_max * v, 0.0, None)
+    support = p > 0
+    if A.shape[1] >= int(support.sum()):
+        raise ValueError(
+            f"n = {n} is too small (or p too concentrated): the moments fix the distribution"
+        )
+    g = rng.standard_normal(2**n)
+    root = np.sqrt(p)[:, None]
+    coef = np.linalg.lstsq(root * A, root[:, 0] * g, rcond=None)[0]
+    w = g - A @ coef
+    t_max = 1.0 / max(float(np.max(-w[support])), 1e-300)
+    q = p * (1.0 + fraction * t_max * w)
+    q = np.clip(q, 0.0, None)
     return q / q.sum()
 
 
