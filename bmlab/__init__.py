@@ -25,6 +25,7 @@ from .glauber import (
     glauber_transition_matrix,
     heat_bath_probability,
 )
+from .learning import History, TrainResult, train
 from .panel import Panel
 from .plotting import GRAY, NAVY, ORANGE, save_figure, use_style
 from .results import load_results
@@ -36,7 +37,9 @@ __all__ = [
     "NAVY",
     "ORANGE",
     "GlauberRun",
+    "History",
     "Panel",
+    "TrainResult",
     "all_states",
     "boltzmann_probs",
     "codes_to_states",
@@ -53,5 +56,6 @@ __all__ = [
     "sample_exact",
     "save_figure",
     "state_codes",
+    "train",
     "use_style",
 ]
