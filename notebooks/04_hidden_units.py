@@ -1,0 +1,431 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 04 · Hidden units: what they buy and what they cost
+#
+# Companion to Section 5.6 of the lecture (Figure 5.4). A fully visible Boltzmann machine can
+# only match first and second moments of its data. Here we add units that the data never
+# show, sum them out, and check on machines small enough to enumerate completely:
+#
+# 1. how $p(v)$ arises from the joint distribution, and what $Z(v)$ is;
+# 2. that the learning rule keeps its "clamped minus model" shape (and collapses to Eq. 5.4);
+# 3. that hidden units fit parity, which no fully visible machine can;
+# 4. where that power comes from: interactions of order three, four, ... among the visibles;
+# 5. the price: a second expectation that is hard unless the machine is *restricted*;
+# 6. a second price: the log-likelihood is no longer concave;
+# 7. Figure 5.4, redrawn.
+#
+# All units are $\pm 1$ spins here, with the energy of Eq. 5.1 over the whole system
+# $s = (v, h)$. (Notebook 05 switches to $\{0,1\}$ units; the two are related by
+# $s = 2x - 1$.) Every number below is exact: each function sums over all joint states.
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+
+import bmlab
+from bmlab.data import parity
+from bmlab.hidden import (
+    HiddenMachine,
+    fit_best_of,
+    interaction_orders,
+    max_coefficient_by_order,
+    walsh_coefficients,
+    walsh_terms,
+)
+from bmlab.plotting import draw_network
+from bmlab.widgets.hidden import hidden_training_panel
+
+bmlab.use_style()
+SEED = 4
+rng = np.random.default_rng(SEED)
+
+# %% [markdown]
+# ## 1 · $p(v)$ by summing out the hidden units
+#
+# Give the machine a joint energy $E(v, h)$ and ask only about the visibles. The probability
+# of a visible string is the total weight of all its hidden completions,
+#
+# $$ p(v) = \frac{1}{Z}\sum_h e^{-E(v,h)} = \frac{Z(v)}{Z}, \qquad Z(v) = \sum_h e^{-E(v,h)} . $$
+#
+# $Z(v)$ is a partition function in its own right: the one of the hidden units alone, while
+# the visibles are held ("clamped") at $v$. Its logarithm is minus a free energy,
+# $F(v) = -\log Z(v)$, so $p(v) \propto e^{-F(v)}$. Summing $Z(v)$ over all $v$ gives back
+# the full $Z$.
+#
+# A general machine with 3 visible and 2 hidden units, random couplings:
+
+# %%
+machine = HiddenMachine(3, 2, restricted=False)
+params = machine.init_params(rng=rng, scale=0.8, bias_scale=0.3)
+
+log_Zv = machine.log_clamped_partition(params)      # one entry per visible string
+log_Z = machine.log_partition(params)
+p_v = machine.prob_visible(params)
+joint = machine.prob_joint(params)                  # rows: v, columns: h
+
+print("sum_v Z(v) = Z:          ", np.isclose(np.exp(log_Zv).sum(), np.exp(log_Z), rtol=1e-12))
+print("p(v) = row sums of p(v,h):", np.allclose(p_v, joint.sum(axis=1), atol=1e-14))
+print("p(v) sums to 1:           ", np.isclose(p_v.sum(), 1.0, atol=1e-12))
+print()
+print(" v      F(v)    p(v)")
+for s, F, p in zip(bmlab.all_states(3), machine.free_energy(params), p_v, strict=True):
+    print("".join("+" if x > 0 else "-" for x in s), f"  {F:+.3f}  {p:.3f}")
+
+# %% [markdown]
+# ## 2 · The gradient: clamped minus model
+#
+# Differentiate $\log p(v) = \log Z(v) - \log Z$ with respect to a visible–hidden coupling
+# $W_{ij}$. Both terms are logarithms of partition functions, so both derivatives are
+# averages of $v_i h_j$: the first under $p(h\mid v)$ with $v$ clamped to a training string,
+# the second under the free-running model. Averaged over the data,
+#
+# $$ \frac{\partial L}{\partial W_{ij}} = \langle v_i h_j\rangle_\text{clamped} - \langle v_i h_j\rangle_\text{model}, $$
+#
+# where "clamped" means: draw $v$ from the data and $h$ from $p(h \mid v)$. The same holds
+# for every coupling and bias of the joint system. We check the formula against central
+# finite differences of the exact log-likelihood, for every parameter of the machine above.
+
+# %%
+data = parity(3)  # the data set of Section 3, used here just as some training strings
+grad = machine.gradient(params, data)
+fd = machine.numerical_gradient(params, data, eps=1e-5)
+err = max(np.abs(grad[k] - fd[k]).max() for k in grad)
+print("every coupling and bias: exact gradient = finite differences to 1e-8:", err < 1e-8)
+
+m_c, C_c = machine.clamped_moments(params, data)
+m_m, C_m = machine.model_moments(params)
+W = machine.blocks(params)["W"]
+print("dL/dW = <v h>_clamped - <v h>_model:",
+      np.allclose(grad["J"][:3, 3:], C_c[:3, 3:] - C_m[:3, 3:], atol=1e-14))
+print("dL/dW (rows: visible i, columns: hidden j):")
+print(np.round(grad["J"][:3, 3:], 3))
+
+# %% [markdown]
+# Remove the hidden units and nothing is left to infer: the clamped average is the plain
+# data average, and the rule is Eq. 5.4 again. Check against the fully visible machinery of
+# `bmlab.exact`:
+
+# %%
+visible_only = HiddenMachine(4, 0)
+p0 = visible_only.init_params(rng=rng, scale=0.7, bias_scale=0.3)
+some_data = bmlab.codes_to_states(rng.integers(0, 16, size=20), 4)
+g0 = visible_only.gradient(p0, some_data)
+mean_model, corr_model = bmlab.exact_moments(p0["J"], p0["theta"])
+eq54 = some_data.T @ some_data / len(some_data) - corr_model
+np.fill_diagonal(eq54, 0.0)
+print("no hidden units: gradient = Eq. 5.4 (data minus model) to 1e-12:",
+      np.allclose(g0["J"], eq54, atol=1e-12)
+      and np.allclose(g0["theta"], some_data.mean(axis=0) - mean_model, atol=1e-12))
+
+# %% [markdown]
+# ## 3 · Parity: a data set with no first or second moments
+#
+# The even-parity strings of 3 bits are the four strings with an even number of $+1$s.
+# Every unit is $+1$ half of the time and every pair agrees half of the time: the means and
+# pair correlations are exactly those of coin flips. A fully visible machine only "sees" those
+# moments (its optimum matches them, and the log-likelihood is concave, so the optimum is
+# unique), so the best it can do is the uniform distribution over all 8 strings. Half of that
+# mass lands on strings that never occur, and
+# $\mathrm{KL}(p_\text{data}\,\|\,p_\text{model}) = \log 8 - \log 4 = \log 2$.
+
+# %%
+D3 = parity(3)
+print("even-parity strings:", ["".join("+" if x > 0 else "-" for x in s) for s in D3])
+print("means all zero:", np.all(D3.mean(axis=0) == 0),
+      "| pair correlations all zero:", np.all((D3.T @ D3 / 4 - np.eye(3)) == 0))
+
+fully_visible = HiddenMachine(3, 0)
+fv_best, fv_kls = fit_best_of(fully_visible, D3, restarts=3, n_steps=600, rng=rng)
+print(f"fully visible, best of 3 restarts: KL = {fv_kls.min():.4f} nats "
+      f"(log 2 = {np.log(2):.4f}); equals log 2 to 1e-6:",
+      abs(fv_kls.min() - np.log(2)) < 1e-6)
+
+# %% [markdown]
+# Now the same strings with hidden units. Two architectures (Figure 5.4): a *general*
+# machine with a single hidden unit (its visibles are also coupled to each other), and a
+# *restricted* machine with three hidden units and couplings only between the layers. Each is trained with the exact gradient through
+# `bmlab.learning.train` (learning rate 0.1, momentum 0.9, 1500 steps), best of 3 random
+# starts. The KL can only approach zero as couplings grow without bound, so we ask for
+# KL < 0.01.
+
+# %%
+RESTARTS, STEPS = 3, 1500
+architectures = {"general, 1 hidden unit": HiddenMachine(3, 1, restricted=False),
+                 "restricted, 3 hidden units": HiddenMachine(3, 3, restricted=True)}
+fits = {}
+for name, m in architectures.items():
+    fits[name], kls = fit_best_of(m, D3, restarts=RESTARTS, n_steps=STEPS, rng=rng)
+    print(f"{name:27s} best of {RESTARTS}: KL = {kls.min():.3f} nats; KL < 0.01: {kls.min() < 0.01}")
+
+# %% [markdown]
+# How many hidden units does each architecture need? The sweep below trains every
+# combination (0–4 hidden units, general and restricted, best of 3 starts each; about 5 s).
+
+# %%
+hidden_counts = range(5)
+sweep = {}
+for restricted in (False, True):
+    sweep[restricted] = [
+        fit_best_of(HiddenMachine(3, k, restricted=restricted), D3, restarts=RESTARTS,
+                    n_steps=STEPS, rng=rng)[1].min()
+        for k in hidden_counts
+    ]
+print("hidden units:        ", "  ".join(f"{k:5d}" for k in hidden_counts))
+for restricted, label in ((False, "general"), (True, "restricted")):
+    print(f"KL, {label:11s}      ", "  ".join(f"{kl:5.3f}" for kl in sweep[restricted]))
+
+fig, ax = plt.subplots(figsize=(6, 3.4))
+ax.plot(hidden_counts, sweep[False], "o-", color=bmlab.NAVY, label="general")
+ax.plot(hidden_counts, sweep[True], "s-", color=bmlab.ORANGE, label="restricted")
+ax.axhline(np.log(2), color=bmlab.GRAY, ls="--", lw=1)
+ax.text(4, np.log(2) * 1.15, "log 2: best fully visible machine", color=bmlab.GRAY,
+        ha="right", fontsize=9)
+ax.axhline(0.01, color=bmlab.GRAY, ls=":", lw=1)
+ax.set_yscale("log")
+ax.set_xticks(list(hidden_counts))
+ax.set_xlabel("number of hidden units")
+ax.set_ylabel("KL(p_data || p_model), nats")
+ax.set_title("3-bit parity, exact training, best of 3 starts")
+ax.legend(loc="center right")
+plt.show()
+
+# %% [markdown]
+# With no hidden units both curves sit at $\log 2$ (the restricted machine with no hidden
+# units has no couplings at all). One hidden unit is enough for the general machine, whose
+# visibles also talk to each other directly; the restricted machine needs three before the
+# fit succeeds, and with one or two it stays far above zero.
+#
+# ## 4 · Where the power comes from: interactions of every order
+#
+# Any function of $n$ spins $\pm 1$ can be written as a sum of products of spins,
+#
+# $$ \log p(v) = c_\varnothing + \sum_i c_i v_i + \sum_{i<j} c_{ij} v_i v_j + \sum_{i<j<k} c_{ijk} v_i v_j v_k + \dots , $$
+#
+# (the Walsh or Fourier expansion; $c_A = 2^{-n}\sum_v \log p(v) \prod_{i\in A} v_i$). A fully
+# visible machine has only the first three kinds of term, up to pairs. Summing out one
+# hidden unit with couplings $w$ and bias $b$ gives the factor $2\cosh(b + w\cdot v)$, and its
+# logarithm is not a polynomial of degree two: it contains terms of every order.
+#
+# One hidden unit on 4 visibles, no biases anywhere:
+
+# %%
+w = np.array([0.9, -0.7, 0.5, 1.1])
+one_unit = HiddenMachine(4, 1, restricted=True, visible_bias=False, hidden_bias=False)
+c = walsh_coefficients(one_unit.log_prob_visible(one_unit.params_from_blocks(W=w[:, None])), 4)
+size = max_coefficient_by_order(c, 4)
+print("largest |c_A| by order 1..4:", np.round(size[1:], 4))
+print("4-body term c_1234 (of v1 v2 v3 v4) =", f"{walsh_terms(c, 4, 4)[0][1]:+.4f}")
+print("odd orders vanish (|c| < 1e-12) without biases:", size[1] < 1e-12 and size[3] < 1e-12)
+
+with_bias = HiddenMachine(4, 1, restricted=True, visible_bias=False)
+c_b = walsh_coefficients(
+    with_bias.log_prob_visible(with_bias.params_from_blocks(W=w[:, None], b=[0.6])), 4)
+print("\nwith hidden bias b = 0.6, the 3-body terms:")
+for members, value in walsh_terms(c_b, 4, 3):
+    print("  v" + "v".join(str(i + 1) for i in members), f"{value:+.4f}")
+
+# %% [markdown]
+# Why only even orders without biases: flipping every spin, visible and hidden, leaves a
+# purely pairwise energy unchanged, so $p(v) = p(-v)$ and $\log p$ is an even function of
+# $v$. Biases are the only terms that break this symmetry, and with them the odd orders
+# appear. (Consequence for 3-bit parity, whose strings all flip into *odd* strings: a machine
+# without biases cannot fit it, however many hidden units it has. See exercise 2.)
+#
+# The trained general machine of Section 3 (one hidden unit) shows what the fit needed: the
+# expansion of its $\log p(v)$ is dominated by the single 3-body term $v_1 v_2 v_3$, the very
+# term that tells even strings from odd ones.
+
+# %%
+trained = architectures["general, 1 hidden unit"]
+c_fit = walsh_coefficients(trained.log_prob_visible(fits["general, 1 hidden unit"].params), 3)
+orders = interaction_orders(3)
+print("orders 1 and 2, largest |c|:", np.round(max_coefficient_by_order(c_fit, 3)[1:3], 2),
+      "| 3-body c_123 =", f"{c_fit[7]:+.2f}")
+
+labels = ["const" if a == 0 else "".join(f"v{i + 1}" for i in range(3) if a >> i & 1)
+          for a in range(8)]
+order_of = np.argsort(orders, kind="stable")[1:]  # skip the constant (it holds -log Z)
+fig, ax = plt.subplots(figsize=(6, 3))
+ax.bar(range(7), c_fit[order_of], color=[bmlab.ORANGE if orders[a] == 3 else bmlab.NAVY
+                                          for a in order_of])
+ax.set_xticks(range(7), [labels[a] for a in order_of])
+ax.axhline(0, color="k", lw=0.6)
+ax.set_ylabel("coefficient in log p(v)")
+ax.set_title("trained machine on 3-bit parity: multi-spin terms")
+plt.show()
+
+# %% [markdown]
+# ## 5 · The price: a second hard expectation
+#
+# The clamped average needs $p(h \mid v)$ for every training string. In a general machine
+# the hidden units are coupled to each other, so with $v$ clamped they still form an
+# interacting system: $p(h\mid v)$ does not split into a product over units, and computing it
+# means summing over all $2^{N_h}$ hidden configurations, for every data point, at every
+# step. We compare the exact conditional with the product of its own one-unit marginals.
+
+# %%
+V_all = bmlab.all_states(3)
+H_all = bmlab.all_states(3)
+
+
+def product_of_marginals(m, p):
+    """prod_j p(h_j | v) from the exact one-unit means <h_j | v>, for all v and h."""
+    means = m.hidden_means(p, V_all)                      # (8 visible strings, 3 units)
+    return np.prod((1 + H_all[None, :, :] * means[:, None, :]) / 2, axis=2)
+
+
+general = HiddenMachine(3, 3, restricted=False)
+restricted = HiddenMachine(3, 3, restricted=True)
+pg = general.init_params(rng=rng, scale=0.8, bias_scale=0.3)
+pr = restricted.init_params(rng=rng, scale=0.8, bias_scale=0.3)
+gap_g = np.abs(general.prob_hidden_given_visible(pg, V_all) - product_of_marginals(general, pg)).max()
+gap_r = np.abs(restricted.prob_hidden_given_visible(pr, V_all)
+               - product_of_marginals(restricted, pr)).max()
+print(f"general:    max |p(h|v) - prod_j p(h_j|v)| = {gap_g:.3f}  (factorizes: {gap_g < 1e-12})")
+print(f"restricted: max |p(h|v) - prod_j p(h_j|v)| < 1e-12: {gap_r < 1e-12}")
+for n_h in (10, 30, 100):
+    print(f"general machine, N_h = {n_h:3d}: 2^N_h = {2**n_h:.3g} hidden states per data point")
+
+# %% [markdown]
+# In the restricted machine each hidden unit sees only the visibles, so once they are fixed
+# the hidden units are independent two-state systems in a field, with
+# $\langle h_j \mid v\rangle = \tanh\big(b_j + \sum_i W_{ij} v_i\big)$. The whole clamped
+# phase is then one vectorised line, with no sum over hidden configurations:
+
+# %%
+B = restricted.blocks(pr)
+clamped_vh = D3.T @ restricted.hidden_means_factorized(pr, D3) / len(D3)   # <v_i h_j>_clamped
+print("one-line clamped phase = enumeration over all 2^N_h hidden states:",
+      np.allclose(clamped_vh, restricted.clamped_moments(pr, D3)[1][:3, 3:], atol=1e-13))
+
+# %% [markdown]
+# ## 6 · The second price: the landscape is no longer concave
+#
+# For the fully visible machine, $L$ is concave (notebook 03): along any straight line in
+# parameter space it bends downward only, so there is a single hill. Hidden units have no
+# names, though. Swap the labels of two hidden units of a trained machine, with their
+# couplings and biases: the result is a *different* parameter vector describing *the same*
+# $p(v)$, so it has the same $L$. Walk in a straight line from one to the other. A concave
+# function would stay at least as high as both ends; here it drops in the middle.
+
+# %%
+two_hidden = HiddenMachine(3, 2, restricted=False)
+best2, _ = fit_best_of(two_hidden, D3, restarts=RESTARTS, n_steps=STEPS, rng=rng)
+start = best2.params
+swapped = two_hidden.permute_hidden(start, [1, 0])
+flipped = two_hidden.flip_hidden(start, 0)
+t = np.linspace(-0.25, 1.25, 61)
+L_swap = two_hidden.log_likelihood_along(start, swapped, t, D3)
+L_flip = two_hidden.log_likelihood_along(start, flipped, t, D3)
+L_end = two_hidden.log_likelihood(start, D3)
+print("same L at both ends (relabelled machine):",
+      np.isclose(L_end, two_hidden.log_likelihood(swapped, D3), atol=1e-12))
+for name, curve in (("swap h1 <-> h2", L_swap), ("flip the sign of h1", L_flip)):
+    dip = L_end - curve[np.argmin(np.abs(t - 0.5))]
+    print(f"{name:20s}: L at the midpoint is {dip:.2f} nats below both ends "
+          f"(non-concave: {dip > 1e-3})")
+
+fully = HiddenMachine(3, 0)
+qa, qb = fully.init_params(rng=rng, scale=1.5), fully.init_params(rng=rng, scale=1.5)
+L_fv = fully.log_likelihood_along(qa, qb, t, D3)
+print("fully visible slice: second differences all <= 0 (concave):",
+      np.all(np.diff(L_fv, 2) <= 1e-12))
+
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.2))
+ax1.plot(t, L_swap, color=bmlab.NAVY, label="swap two hidden units")
+ax1.plot(t, L_flip, color=bmlab.ORANGE, label="flip one hidden unit")
+ax1.axvline(0, color=bmlab.GRAY, lw=0.8)
+ax1.axvline(1, color=bmlab.GRAY, lw=0.8)
+ax1.set_xlabel("t  (0: trained machine, 1: its relabelled copy)")
+ax1.set_ylabel("L, nats")
+ax1.set_title("with hidden units: two peaks, a valley")
+ax1.legend(fontsize=8, loc="lower center")
+ax2.plot(t, L_fv, color=bmlab.NAVY)
+ax2.set_xlabel("t  (between two random parameter points)")
+ax2.set_title("fully visible: concave (notebook 03)")
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# Every machine with $N_h$ hidden units has at least $N_h!\,2^{N_h}$ equivalent copies of each
+# solution (relabelling and sign flips), so the landscape has many equally good peaks with
+# valleys between them. Gradient ascent still climbs one of them, but "every local maximum is
+# global" is no longer guaranteed: different starts can end on peaks of different height,
+# which is why every fit above reports the best of several starts.
+#
+# ## 7 · Figure 5.4, redrawn
+#
+# Left, the general machine: couplings everywhere, within each layer too. Right, the
+# restricted machine: only between the layers, which is exactly what made the clamped phase
+# of Section 5 a one-liner.
+
+# %%
+fig, (ax_g, ax_r) = plt.subplots(1, 2, figsize=(9, 3.4))
+draw_network(ax_g, 4, 3, restricted=False, title="general Boltzmann machine")
+draw_network(ax_r, 4, 3, restricted=True, title="restricted Boltzmann machine")
+fig.tight_layout()
+bmlab.save_figure(fig, "fig5.4_general_vs_restricted")
+plt.show()
+
+# %% [markdown]
+# ## Try it: train with hidden units
+#
+# Pick a data set, a machine and a number of hidden units, then press **Run**. The gray bars
+# are the data, the navy bars the trained model's $p(v)$; the right panel shows the KL during
+# training. Things to try: parity with 0, 1, 2, 3 hidden units in each architecture; one-hot
+# strings, which a fully visible ("general", 0 hidden) machine already fits.
+
+# %% tags=["nbval-ignore-output"]
+panel = hidden_training_panel()
+panel
+
+# %% [markdown]
+# ## Exercises
+#
+# **1.** Even parity of *two* bits is the pair $\{(+,+), (-,-)\}$. Can a fully visible machine
+# fit it? Predict, then check with `fit_best_of(HiddenMachine(2, 0), parity(2), ...)`.
+
+# %% jupyter={"source_hidden": true}
+# Solution 1. Here the pair correlation is +1, a second moment, so a single coupling J_12 > 0
+# pushes the mass onto the two aligned strings: no hidden units needed.
+_, kls_2bit = fit_best_of(HiddenMachine(2, 0), parity(2), restarts=1, n_steps=STEPS, rng=rng)
+print("2-bit parity, fully visible: KL < 0.01:", kls_2bit.min() < 0.01)
+
+# %% [markdown]
+# **2.** Take a general machine with 2 hidden units for 3-bit parity, but switch off *all*
+# biases (`visible_bias=False, hidden_bias=False`). What KL do you expect after training, and
+# why? Check it.
+
+# %% jupyter={"source_hidden": true}
+# Solution 2. Without biases p(v) = p(-v) (Section 4), and flipping an even 3-bit string gives
+# an odd one. So every model of this kind puts exactly half of its mass on strings that never
+# occur; the best it can do is spread the other half evenly, 1/8 per string: KL = log 2 again.
+no_bias = HiddenMachine(3, 2, restricted=False, visible_bias=False, hidden_bias=False)
+_, kls_nb = fit_best_of(no_bias, D3, restarts=RESTARTS, n_steps=STEPS, rng=rng)
+print(f"no biases: best KL = {kls_nb.min():.4f} nats; equals log 2 to 1e-3:",
+      abs(kls_nb.min() - np.log(2)) < 1e-3)
+
+# %% [markdown]
+# **3.** In Section 6, the line to the *sign-flipped* copy passes through $t = 1/2$. What is
+# special about the machine at that midpoint? Inspect its couplings of hidden unit 1.
+
+# %% jupyter={"source_hidden": true}
+# Solution 3. Flipping h1 negates its couplings and bias; the average of w and -w is 0, so at
+# t = 1/2 hidden unit 1 is disconnected from everything: the midpoint is a machine with one
+# hidden unit fewer, which fits parity worse than the trained one.
+mid = {k: 0.5 * (start[k] + flipped[k]) for k in start}
+print("hidden unit 1 disconnected at the midpoint:",
+      np.all(mid["J"][3] == 0) and mid["theta"][3] == 0)
