@@ -25,6 +25,7 @@ from .glauber import (
     glauber_transition_matrix,
     heat_bath_probability,
 )
+from .hidden import HiddenMachine
 from .learning import History, TrainResult, train
 from .panel import Panel
 from .plotting import GRAY, NAVY, ORANGE, save_figure, use_style
@@ -37,6 +38,7 @@ __all__ = [
     "NAVY",
     "ORANGE",
     "GlauberRun",
+    "HiddenMachine",
     "History",
     "Panel",
     "TrainResult",

@@ -33,7 +33,7 @@ DATASETS = {
 MACHINES = ("general", "restricted")
 MAX_HIDDEN = 4
 _MAX_VISIBLE = max(arg for _, arg in DATASETS.values())
-_FRAME_SECONDS = 0.5  # live redraw interval while training in a kernel
+_FRAME_SECONDS = 1.0  # live redraw interval while training in a kernel (first after 1 s)
 
 
 def _in_kernel() -> bool:
@@ -147,6 +147,7 @@ def hidden_training_panel(
         kl_metric = metrics["kl"]
         live = _in_kernel() and state["panel"] is not None
         start = time.perf_counter()
+        state["last_frame"] = start
         progress.max = int(steps)
         progress.value = 0
         progress.bar_style = "info"
