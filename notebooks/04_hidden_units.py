@@ -107,7 +107,6 @@ print("every coupling and bias: exact gradient = finite differences to 1e-8:", e
 
 m_c, C_c = machine.clamped_moments(params, data)
 m_m, C_m = machine.model_moments(params)
-W = machine.blocks(params)["W"]
 print("dL/dW = <v h>_clamped - <v h>_model:",
       np.allclose(grad["J"][:3, 3:], C_c[:3, 3:] - C_m[:3, 3:], atol=1e-14))
 print("dL/dW (rows: visible i, columns: hidden j):")
@@ -306,7 +305,6 @@ for n_h in (10, 30, 100):
 # phase is then one vectorised line, with no sum over hidden configurations:
 
 # %%
-B = restricted.blocks(pr)
 clamped_vh = D3.T @ restricted.hidden_means_factorized(pr, D3) / len(D3)   # <v_i h_j>_clamped
 print("one-line clamped phase = enumeration over all 2^N_h hidden states:",
       np.allclose(clamped_vh, restricted.clamped_moments(pr, D3)[1][:3, 3:], atol=1e-13))
@@ -360,8 +358,8 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Every machine with $N_h$ hidden units has at least $N_h!\,2^{N_h}$ equivalent copies of each
-# solution (relabelling and sign flips), so the landscape has many equally good peaks with
+# A machine with $N_h$ hidden units has up to $N_h!\,2^{N_h}$ equivalent copies of each
+# solution (relabellings and sign flips), so the landscape has many equally good peaks with
 # valleys between them. Gradient ascent still climbs one of them, but "every local maximum is
 # global" is no longer guaranteed: different starts can end on peaks of different height,
 # which is why every fit above reports the best of several starts.
