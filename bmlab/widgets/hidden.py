@@ -171,7 +171,8 @@ def hidden_training_panel(
         rng = np.random.default_rng(int(seed))
         init = m.init_params(rng=rng, scale=0.5)
         result = train(init, m.estimator(V), n_steps=int(steps), lr=0.1, momentum=0.9,
-                       metrics={"kl": tick}, record_every=every, rng=rng)
+                       metrics={"kl": tick}, record_every=every, rng=rng,
+                       progress_bar=False)  # the panel has its own bar
         seconds = time.perf_counter() - start
         progress.value = progress.max
         progress.bar_style = "success"
