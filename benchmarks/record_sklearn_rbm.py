@@ -1,0 +1,124 @@
+"""bmlab's RBM next to scikit-learn's BernoulliRBM on binarized 8x8 digits (notebook 05, item 7).
+
+(a) Identical settings: PCD-1, batch 10, learning rate 0.1, 16 hidden units, W ~ N(0, 0.01^2),
+    zero biases, no momentum or weight decay, the same number of epochs. Wall time per epoch
+    is measured in the same run, alternating the two libraries (best of ``REPEATS``), and both
+    fitted models are scored by bmlab's *exact* log-likelihood (sklearn's weights read as
+    W = components_.T, a = intercept_visible_, b = intercept_hidden_).
+(b) Equal wall-clock: each side with its recommended settings gets the time sklearn needs for
+    ``EPOCHS`` epochs -- sklearn its defaults (PCD-1, batch 10, rate 0.1); bmlab Hinton's
+    guide (visible biases at the data log-odds, PCD-1, batch 10, rate 0.05, momentum 0.5).
+
+    nice python benchmarks/record_sklearn_rbm.py   # ~1 min; writes results/sklearn_rbm.json
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+from sklearn.neural_network import BernoulliRBM
+
+from bmlab.data import binarized_digits
+from bmlab.learning import train
+from bmlab.rbm import RBM, PersistentCD
+from bmlab.results import save_results
+
+SEED = 7
+N_HIDDEN = 16
+EPOCHS = 20
+BATCH = 10
+LR = 0.1
+REPEATS = 3
+N_TRAIN = 1500
+
+
+def split():
+    V = binarized_digits()
+    order = np.random.default_rng(SEED).permutation(V.shape[0])
+    return V[order[:N_TRAIN]], V[order[N_TRAIN:]]
+
+
+def fit_sklearn(V, epochs, seed):
+    model = BernoulliRBM(n_components=N_HIDDEN, learning_rate=LR, batch_size=BATCH,
+                         n_iter=epochs, random_state=seed)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(V)
+    elapsed = time.perf_counter() - start
+    return RBM(model.components_.T, model.intercept_visible_, model.intercept_hidden_), elapsed
+
+
+def fit_bmlab(V, epochs, seed, *, lr=LR, momentum=0.0, log_odds=False):
+    rng = np.random.default_rng(seed)
+    rbm = RBM.random(V.shape[1], N_HIDDEN, rng=rng, data=V if log_odds else None)
+    est = PersistentCD(V, k=1, batch_size=BATCH)
+    n_steps = epochs * (V.shape[0] // BATCH)
+    start = time.perf_counter()
+    res = train(rbm.params, est, n_steps=n_steps, lr=lr, momentum=momentum, rng=rng,
+                record_every=n_steps)
+    elapsed = time.perf_counter() - start
+    return RBM.from_params(res.params), elapsed
+
+
+def scores(rbm, train_V, test_V):
+    return {"train_ll": round(rbm.mean_log_likelihood(train_V), 3),
+            "test_ll": round(rbm.mean_log_likelihood(test_V), 3)}
+
+
+def main():
+    train_V, test_V = split()
+    # (a) identical settings, alternating, best of REPEATS
+    t_sk, t_bm = [], []
+    for rep in range(REPEATS):
+        sk_model, ts = fit_sklearn(train_V, EPOCHS, SEED + rep)
+        bm_model, tb = fit_bmlab(train_V, EPOCHS, SEED + rep)
+        t_sk.append(ts / EPOCHS)
+        t_bm.append(tb / EPOCHS)
+        print(f"repeat {rep}: sklearn {1e3 * ts / EPOCHS:.1f} ms/epoch, "
+              f"bmlab {1e3 * tb / EPOCHS:.1f} ms/epoch", flush=True)
+    a = {
+        "sklearn": {"ms_per_epoch": round(1e3 * min(t_sk), 2),
+                    **scores(sk_model, train_V, test_V)},
+        "bmlab": {"ms_per_epoch": round(1e3 * min(t_bm), 2), **scores(bm_model, train_V, test_V)},
+    }
+    a["speedup_bmlab_over_sklearn"] = round(min(t_sk) / min(t_bm), 2)
+    # (b) equal wall-clock with recommended settings
+    budget = min(t_sk) * EPOCHS
+    sk_model, ts = fit_sklearn(train_V, EPOCHS, SEED)
+    bm_epochs = max(1, int(budget / min(t_bm)))
+    bm_model, tb = fit_bmlab(train_V, bm_epochs, SEED, lr=0.05, momentum=0.5, log_odds=True)
+    b = {
+        "budget_s": round(budget, 2),
+        "sklearn": {"epochs": EPOCHS, "seconds": round(ts, 2), **scores(sk_model, train_V, test_V),
+                    "settings": "defaults: PCD-1, batch 10, rate 0.1, zero biases"},
+        "bmlab": {"epochs": bm_epochs, "seconds": round(tb, 2), **scores(bm_model, train_V, test_V),
+                  "settings": "PCD-1, batch 10, rate 0.05, momentum 0.5, a = data log-odds"},
+    }
+    table = [
+        "| comparison | library | ms/epoch or epochs | train LL | held-out LL |",
+        "| --- | --- | --- | --- | --- |",
+        f"| (a) identical | sklearn | {a['sklearn']['ms_per_epoch']} ms | "
+        f"{a['sklearn']['train_ll']} | {a['sklearn']['test_ll']} |",
+        f"| (a) identical | bmlab | {a['bmlab']['ms_per_epoch']} ms | "
+        f"{a['bmlab']['train_ll']} | {a['bmlab']['test_ll']} |",
+        f"| (b) equal time {b['budget_s']} s | sklearn | {EPOCHS} epochs | "
+        f"{b['sklearn']['train_ll']} | {b['sklearn']['test_ll']} |",
+        f"| (b) equal time {b['budget_s']} s | bmlab | {bm_epochs} epochs | "
+        f"{b['bmlab']['train_ll']} | {b['bmlab']['test_ll']} |",
+    ]
+    print("\n".join(table))
+    print(f"bmlab speed-up per epoch (same run): {a['speedup_bmlab_over_sklearn']}x")
+    params = {"n_hidden": N_HIDDEN, "epochs": EPOCHS, "batch": BATCH, "lr": LR, "seed": SEED,
+              "n_train": N_TRAIN, "n_test": int(test_V.shape[0]), "repeats": REPEATS,
+              "threshold": "pixel > 8 of 16", "algorithm": "PCD-1"}
+    path = save_results("sklearn_rbm", {"identical": a, "equal_time": b, "table": table},
+                        params=params, sources=["bmlab/rbm.py", "bmlab/learning.py",
+                                                "bmlab/data.py", "benchmarks/record_sklearn_rbm.py"])
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

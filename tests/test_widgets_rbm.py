@@ -1,0 +1,84 @@
+"""Panels of notebook 05: exact numbers behind the curves and bars, no error/NaN/warning."""
+
+from __future__ import annotations
+
+import re
+
+import matplotlib.text
+import pytest
+
+from bmlab.data import bars_and_stripes, max_log_likelihood
+from bmlab.rbm import RBM
+from bmlab.widgets import ALL_PANELS
+from bmlab.widgets.rbm import rbm_sampling_panel, rbm_training_panel
+
+pytestmark = pytest.mark.filterwarnings("error")
+NOT_FINITE = re.compile(r"\b(nan|inf)\b", re.IGNORECASE)
+
+
+def _texts(fig):
+    return [t.get_text() for t in fig.findobj(matplotlib.text.Text) if t.get_text()]
+
+
+def test_registered_and_build_without_arguments():
+    assert ALL_PANELS["rbm_training"] is rbm_training_panel
+    assert ALL_PANELS["rbm_sampling"] is rbm_sampling_panel
+    train_panel = rbm_training_panel()
+    assert train_panel.training
+    assert set(train_panel.controls) == {"algorithm", "k", "lr", "n_hidden", "weight_decay",
+                                         "steps", "seed"}
+    assert train_panel.progress in train_panel.widget.children
+    assert not rbm_sampling_panel().training
+
+
+def test_default_training_run_curve_is_the_exact_likelihood():
+    panel = rbm_training_panel(steps=1000)
+    panel.compute()
+    assert panel.last_error is None, panel.last_error
+    V = bars_and_stripes(3)
+    final = RBM.from_params(panel.result.params).mean_log_likelihood(V)
+    _, y = panel.fig.axes[0].lines[0].get_data()
+    assert y[-1] == pytest.approx(final, abs=1e-12)
+    assert y[-1] > y[0] + 1.0  # learning happened
+    assert f"final log-likelihood {final:.3f}" in panel.last_status
+    assert f"optimum {max_log_likelihood(V):.3f}" in panel.last_status
+    assert panel.progress.value == panel.progress.max == 1000
+
+
+@pytest.mark.parametrize("setting", [
+    {"algorithm": "PCD-k", "lr": 1.0, "k": 1, "steps": 1000},
+    {"algorithm": "exact", "n_hidden": 1, "lr": 0.01, "steps": 200},
+    {"algorithm": "CD-k", "k": 20, "weight_decay": 0.01, "steps": 200, "n_hidden": 16},
+])
+def test_extreme_training_settings_never_fail(setting):
+    panel = rbm_training_panel()
+    panel.set(**setting)
+    assert panel.last_error is None, panel.last_error
+    assert not NOT_FINITE.search(panel.last_status)
+    assert not [t for t in _texts(panel.fig) if NOT_FINITE.search(t)]
+
+
+def test_sampling_panel_one_step_from_data_reproduces_data_not_equilibrium():
+    panel = rbm_sampling_panel()
+    panel.compute()
+    assert panel.last_error is None
+    dist = [float(v) for v in re.findall(r"(\d\.\d\d)", panel.last_status)]
+    assert dist[0] < 0.1 < dist[1]  # close to the data, far from equilibrium
+    panel.set(gibbs_steps=200, start="noise")
+    dist = [float(v) for v in re.findall(r"(\d\.\d\d)", panel.last_status)]
+    assert dist[1] < 0.1 < dist[0]  # long chains: the model's own distribution
+    panel.set(gibbs_steps=0, start="noise")
+    assert panel.last_error is None
+
+
+def test_bad_builder_arguments():
+    with pytest.raises(ValueError, match="algorithm"):
+        rbm_training_panel(algorithm="gibbs")
+    with pytest.raises(ValueError, match="k must be"):
+        rbm_training_panel(k=0)
+    with pytest.raises(TypeError, match="n_hidden"):
+        rbm_training_panel(n_hidden=2.5)
+    with pytest.raises(ValueError, match="lr"):
+        rbm_training_panel(lr=5.0)
+    with pytest.raises(ValueError, match="start"):
+        rbm_sampling_panel(start="middle")
