@@ -29,6 +29,7 @@ from .hidden import HiddenMachine
 from .learning import History, TrainResult, train
 from .panel import Panel
 from .plotting import GRAY, NAVY, ORANGE, save_figure, use_style
+from .rbm import RBM
 from .results import load_results
 
 __version__ = "0.1.0"
@@ -37,6 +38,7 @@ __all__ = [
     "GRAY",
     "NAVY",
     "ORANGE",
+    "RBM",
     "GlauberRun",
     "HiddenMachine",
     "History",
