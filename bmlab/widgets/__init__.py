@@ -7,8 +7,9 @@ benchmark and the presentation dashboards).
 
 ALL_PANELS: dict = {}
 
+# The submodules register their builders in ALL_PANELS on import, so they come last.
+from . import glauber  # noqa: E402, F401, I001  (notebook 01: figure 5.3 live, two basins)
 from . import ledger  # noqa: E402, F401  (notebook 02: z_ledger, z_wall)
-from . import glauber  # noqa: E402, F401  (notebook 01)
 from . import training  # noqa: E402, F401  (notebook 03: ml_training)
 from . import hidden  # noqa: E402, F401  (notebook 04: hidden_training)
 from . import rbm  # noqa: E402, F401  (notebook 05: rbm_training, rbm_sampling)
