@@ -517,11 +517,17 @@ def _exact_gradient(V, W, a, b):
 
 
 def _gibbs(V, k, W, a, b, rng):
-    """k block-Gibbs steps from V (m, n_v); returns (V_k, last sampled H or None)."""
+    """k block-Gibbs steps from V (m, n_v); returns (V_k, last sampled H or None).
+
+    The hot path of CD and PCD: intermediate states stay boolean (numpy casts them inside
+    the matrix products); only the returned states are converted to float {0,1}.
+    """
     H = None
     for _ in range(k):
-        H = _sample(expit(V @ W + b), rng)
-        V = _sample(expit(H @ W.T + a), rng)
+        H = rng.random((V.shape[0], W.shape[1])) < expit(V @ W + b)
+        V = rng.random((V.shape[0], W.shape[0])) < expit(H @ W.T + a)
+    if k:
+        V, H = V.astype(float), H.astype(float)
     return V, H
 
 
@@ -531,18 +537,18 @@ def _reconstruction_error(V, W, a, b):
 
 
 def _cd_statistics(V_pos, V_neg, W, b):
-    """Gradient from clamped rows V_pos (m, n_v) and chain ends V_neg (c, n_v)."""
-    Ph_pos = expit(V_pos @ W + b)
-    Ph_neg = expit(V_neg @ W + b)
-    im, ic = 1.0 / V_pos.shape[0], 1.0 / V_neg.shape[0]
-    gW = V_pos.T @ Ph_pos
-    gW *= im
-    gW -= (V_neg.T @ Ph_neg) * ic
-    return {
-        "W": gW,
-        "a": V_pos.sum(axis=0) * im - V_neg.sum(axis=0) * ic,
-        "b": Ph_pos.sum(axis=0) * im - Ph_neg.sum(axis=0) * ic,
-    }
+    """Gradient from clamped rows V_pos (m, n_v) and chain ends V_neg (c, n_v).
+
+    Both phases in one pass: stack the rows, weight them +1/m (clamped) and -1/c (model),
+    and take one matrix product for W and one for each bias.
+    """
+    m, c = V_pos.shape[0], V_neg.shape[0]
+    S = np.concatenate([V_pos, V_neg])
+    w = np.empty(m + c)
+    w[:m], w[m:] = 1.0 / m, -1.0 / c
+    P = expit(S @ W + b)
+    P *= w[:, None]
+    return {"W": S.T @ P, "a": w @ S, "b": P.sum(axis=0)}
 
 
 # ---------------------------------------------------------------------- estimators
