@@ -59,7 +59,7 @@ def _build_fig53(fancy: bool = False, logx: bool = False):
     ax_bar.set_xticks(x, state_labels(3), fontfamily="monospace")
     ax_bar.set_xlabel(r"state $s_1 s_2 s_3$" if fancy else "state s1 s2 s3")
     ax_bar.set_ylabel("probability")
-    ax_bar.legend(loc="upper right", fontsize=8)
+    ax_bar.legend(loc="upper center", ncol=2, fontsize=8)
     e_text = [ax_bar.text(xi, 0.0, "", ha="center", va="bottom", fontsize=7, color=GRAY)
               for xi in x]
     (run_line,) = ax_run.plot([1, 2], [0, 0], color=ORANGE, lw=1.4, label="chain running mean")
@@ -92,7 +92,7 @@ def _draw_fig53(art, p_exact, freq, energies, sweeps, running, exact_pair) -> No
                              strict=True):
         txt.set_text(f"E={e:+.2g}".replace("-", "\u2212"))
         txt.set_position((xi, h + 0.01 * top))
-    art["ax_bar"].set_ylim(0.0, 1.18 * top + 1e-3)
+    art["ax_bar"].set_ylim(0.0, 1.32 * top + 1e-3)  # headroom for energies and legend
     idx = _thin(len(running))
     art["run_line"].set_data(sweeps[idx], running[idx])
     art["exact_line"].set_ydata([exact_pair, exact_pair])

@@ -1,0 +1,468 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 01 · Glauber dynamics: heat the network, get Boltzmann
+#
+# Companion to Section 5.3 of the lecture (and the sampling half of Section 5.5). Week 2's
+# network flipped each spin to lower its energy. Here every update is a coin toss instead, and
+# we check -- on machines small enough to list every state -- three claims:
+#
+# 1. the one-spin coin (Eq. 5.2) has the Boltzmann law of Eq. 5.1/5.3 as its only resting
+#    point (detailed balance, checked exactly);
+# 2. a chain started anywhere forgets its start, at a speed set by the spectral gap
+#    (Figure 5.3, then total-variation curves);
+# 3. when the landscape has deep basins the forgetting can take exponentially long -- the
+#    *second* obstruction of the course, after $Z$.
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+
+import bmlab
+from bmlab import mixing as mx
+from bmlab.widgets.glauber import fig53_panel, figure_5_3, state_labels, two_basin_panel
+
+bmlab.use_style()
+SEED = 1
+rng = np.random.default_rng(SEED)
+
+# %% [markdown]
+# ## 1. The machine of Figure 5.3
+#
+# Three ±1 spins on a triangle, $J_{12}=J_{23}=0.5$, $J_{13}=-0.5$, $\theta=0$, $\beta=1$.
+# The product of the three couplings is negative, so no state satisfies every bond: six states
+# break exactly one bond ($E=-0.5$) and two break all three ($E=+1.5$). Enumerating the eight
+# states gives the exact Boltzmann law that every chain below is compared with.
+
+# %%
+J = np.array([[0.0, 0.5, -0.5], [0.5, 0.0, 0.5], [-0.5, 0.5, 0.0]])
+S = bmlab.all_states(3).astype(float)
+E = bmlab.energy(S, J)
+p = bmlab.boltzmann_probs(J)
+pair = S[:, 0] * S[:, 1]  # the observable s1 s2 on every state
+exact_pair = p @ pair
+print(f"Z = {np.exp(bmlab.log_partition(J)):.2f}")
+for label, e, pr in zip(state_labels(3), E, p, strict=True):
+    print(f"  {label}   E = {e:+.1f}   p = {pr:.4f}")
+print(f"exact <s1 s2> = {exact_pair:.3f}")
+
+# %% [markdown]
+# ## 2. One spin at a time (Eq. 5.2)
+#
+# Freeze every spin but $s_k$. Then $s_k$ feels the local field $h_k=\sum_j J_{kj}s_j+\theta_k$
+# and is a two-level system: the heat-bath update redraws it with
+# $p(s_k=+1\mid\text{rest})=\sigma(2\beta h_k)$. Seen as a proposal to flip, a move that changes
+# the energy by $\Delta E$ is accepted with $w = 1/(1+e^{\beta\Delta E})$ (Eq. 5.2).
+#
+# Left: going downhill ($\Delta E<0$) is almost certain, going uphill costs about
+# $e^{-\beta\Delta E}$ (dotted) -- small but never zero. Right: as $\beta\to\infty$ the coin
+# becomes the deterministic rule $s_k=\operatorname{sign}(h_k)$ of the zero-temperature
+# network.
+
+# %%
+dE = np.linspace(-4, 4, 401)
+h = np.linspace(-2, 2, 401)
+betas = [0.5, 1.0, 2.0, 5.0, np.inf]
+fig, (ax_w, ax_p) = plt.subplots(1, 2, figsize=(9.0, 3.4))
+for b in betas:
+    lab = r"$\beta=\infty$" if b == np.inf else rf"$\beta={b:g}$"
+    ax_w.plot(dE, bmlab.flip_probability(dE, b), label=lab)
+    # p(s_k=+1 | h) is the flip probability from s_k=-1, whose cost is dE = -2h
+    ax_p.plot(h, bmlab.flip_probability(-2 * h, b), label=lab)
+up = dE > 0
+ax_w.plot(dE[up], np.exp(-2.0 * dE[up]), ":", color="k", lw=1.2, label=r"$e^{-2\Delta E}$")
+ax_w.set(xlabel=r"energy change $\Delta E$ of the flip", ylabel=r"flip probability $w$",
+         ylim=(-0.03, 1.03))
+ax_w.legend(fontsize=8)
+ax_p.set(xlabel=r"local field $h_k$", ylabel=r"$p(s_k=+1\mid \mathrm{rest})$", ylim=(-0.03, 1.03))
+fig.tight_layout()
+plt.show()
+
+# %%
+w_down = bmlab.flip_probability(-4.0, 2.0)
+w_up = bmlab.flip_probability(4.0, 2.0)
+print(f"beta=2, dE=-4: w = {w_down:.4f}   (downhill: nearly 1)")
+print(f"beta=2, dE=+4: w / e^(-beta dE) = {w_up / np.exp(-8.0):.4f}   (uphill: about e^-beta dE)")
+hk = np.array([-0.7, -0.1, 0.1, 0.7])
+cold = bmlab.heat_bath_probability(hk, 200.0)
+print("beta=200 reproduces sign(h_k):", np.allclose(cold, (1 + np.sign(hk)) / 2, atol=1e-12))
+
+# %% [markdown]
+# ## 3. Figure 5.3: one chain against the exact law
+#
+# One Glauber chain, random site at each update, started at all $+1$, run for 4000 sweeps
+# (12 000 single-spin updates), every update recorded. Left: the fraction of time the chain
+# spent in each state beside $e^{-E}/Z$. Right: the chain's running average of $s_1s_2$
+# approaching the exact value (dashed). Nothing in the chain knows $Z$.
+
+# %%
+run = bmlab.glauber_run(J, beta=1.0, n_chains=1, n_sweeps=4000, order="random",
+                        record_unit="update", rng=rng)
+freq = run.visit_frequencies()
+running = run.running_mean(run.pair(0, 1))[:, 0]
+fig = figure_5_3(p, freq, E, run.sweeps, running, exact_pair)
+bmlab.save_figure(fig, "fig5.3_glauber_convergence")
+plt.show()
+
+# %%
+print(f"chain estimate of <s1 s2> after 4000 sweeps: {running[-1]:.3f}   (exact {exact_pair:.3f})")
+print(f"total-variation distance, visits vs exact: {mx.tv_distance(freq, p):.3f}")
+print("chain within 0.05 of exact <s1 s2>:", abs(running[-1] - exact_pair) < 0.05)
+
+# %% [markdown]
+# ## 4. Detailed balance, checked exactly
+#
+# Random-site Glauber dynamics on 3 spins is an $8\times 8$ matrix $T$: from state $s$, pick
+# one of the 3 sites and flip it with the probability of Eq. 5.2. For every pair $s, s'$ one
+# flip apart the ratio of forward to backward moves should be $e^{-\beta[E(s')-E(s)]}$, which
+# makes the Boltzmann vector a left eigenvector of $T$ with eigenvalue 1. We test it on the
+# triangle and on a random 4-spin machine with biases at $\beta=1.7$.
+
+# %%
+def check_balance(J, theta, beta):
+    n = J.shape[0]
+    T = bmlab.glauber_transition_matrix(J, theta, beta)
+    pb = bmlab.boltzmann_probs(J, theta, beta)
+    En = bmlab.energy(bmlab.all_states(n), J, theta)
+    codes = np.arange(2**n)
+    rel_err = 0.0
+    for k in range(n):  # all single-flip pairs at once, one site at a time
+        d = codes ^ (1 << k)
+        ratio = T[codes, d] / T[d, codes]
+        rel_err = max(rel_err, np.max(np.abs(ratio / np.exp(-beta * (En[d] - En)) - 1)))
+    return T, pb, rel_err
+
+
+A = rng.normal(size=(4, 4))
+J4 = (A + A.T) / 2
+np.fill_diagonal(J4, 0.0)
+machines = {
+    "triangle, beta=1": (J, None, 1.0),
+    "random N=4 with biases, beta=1.7": (J4, rng.normal(size=4), 1.7),
+}
+for name, (Jm, th, b) in machines.items():
+    T, pb, rel_err = check_balance(Jm, th, b)
+    print(f"{name}:")
+    print(f"  w(s->s')/w(s'->s) = e^(-beta dE) for every single flip, to 1e-12: {rel_err < 1e-12}")
+    print(f"  Boltzmann vector stationary, |pT - p| < 1e-14: {np.abs(pb @ T - pb).max() < 1e-14}")
+    print(f"  stationary law of T equals Boltzmann to 1e-12: "
+          f"{np.abs(mx.stationary_distribution(T) - pb).max() < 1e-12}")
+
+# %% [markdown]
+# ## 5. Convergence from any start
+#
+# Detailed balance says where the chain ends, not how fast it gets there. The law after $t$
+# sweeps from a start $s_0$ is row $s_0$ of $T^{3t}$ (a sweep is 3 updates), so we can follow
+# the total-variation distance $\tfrac12\sum_s |p_t(s)-p(s)|$ exactly -- and compare with an
+# ensemble of 20 000 chains run in parallel from the same start.
+
+# %%
+T = bmlab.glauber_transition_matrix(J, beta=1.0)
+n_sw = 12
+# three starts: a ground state, a high-energy state, and a uniformly random state
+starts = {"+++": np.eye(8)[7], "+\u2212+": np.eye(8)[5], "random": np.full(8, 1 / 8)}
+inits = {"+++": np.ones(3), "+\u2212+": np.array([1.0, -1.0, 1.0]), "random": "random"}
+tv_exact, tv_chains, ensemble = {}, {}, {}
+for name, p0 in starts.items():
+    tv_exact[name] = mx.tv_distance(mx.evolve_distribution(T, p0, n_sw, step=3), p)
+    ens = bmlab.glauber_run(J, beta=1.0, n_chains=20000, n_sweeps=n_sw, init=inits[name],
+                            record_unit="sweep", rng=rng)
+    tv_chains[name] = mx.tv_distance(mx.empirical_distributions(ens.codes, 8), p)
+    ensemble[name] = ens
+
+# %%
+t_sweeps = np.arange(n_sw + 1)
+fig, (ax_tv, ax_avg) = plt.subplots(1, 2, figsize=(9.0, 3.6))
+for c, name in enumerate(starts):
+    color = bmlab.plotting.PALETTE[c]
+    ax_tv.semilogy(t_sweeps, tv_exact[name], color=color, label=f"start {name}")
+    ax_tv.semilogy(t_sweeps[1:], tv_chains[name], "o", ms=4, color=color, mfc="none")
+ax_tv.axhline(0.01, color=bmlab.GRAY, ls=":", lw=1)
+ax_tv.set(xlabel="sweeps", ylabel="TV distance to Boltzmann", ylim=(1e-4, 1.5),
+          title="exact (lines) and 20 000 chains (circles)")
+ax_tv.legend(fontsize=8)
+ens_pair = ensemble["+++"].pair(0, 1).mean(axis=1)  # average over chains at each sweep
+laws = mx.evolve_distribution(T, np.eye(8)[7], 40, step=3)
+ax_avg.semilogx(run.sweeps, running, color=bmlab.ORANGE, lw=1.2,
+                label="one chain, time average")
+ax_avg.semilogx(ensemble["+++"].sweeps, ens_pair, "s", ms=4, color=bmlab.NAVY,
+                label="20 000 chains, average at sweep t")
+ax_avg.semilogx(np.arange(1, 41), laws[1:] @ pair, color=bmlab.NAVY, lw=1,
+                label="exact $E[s_1 s_2]$ at sweep t")
+ax_avg.axhline(exact_pair, color=bmlab.GRAY, ls="--", lw=1.2)
+ax_avg.set(xlabel="sweeps", ylabel=r"estimate of $\langle s_1 s_2\rangle$", ylim=(-0.7, 1.05),
+           title="time average vs ensemble average")
+ax_avg.legend(fontsize=8)
+fig.tight_layout()
+bmlab.save_figure(fig, "fig01_tv_convergence")
+plt.show()
+
+# %% [markdown]
+# Every start is forgotten geometrically fast. The six ground states are equivalent by
+# symmetry, so $+++$ stands for all of them; from the high-energy state $+{-}+$ every flip
+# goes downhill and the chain is almost mixed after one sweep (its exact curve drops below
+# the axis). The circles of the ensemble follow the exact lines until they hit the noise
+# floor of 20 000 samples, about 0.01 (dotted).
+#
+# Right: the *ensemble* average at sweep $t$ follows the exact curve and sits on the answer
+# after a handful of sweeps, while the *time* average of one chain still carries its start
+# and its correlations and wanders for hundreds of sweeps before settling. Both are
+# consistent estimators; they differ in what you pay for.
+#
+# **How fast, in one number.** The eigenvalues of $T$ are real (detailed balance) and, for the
+# heat bath, non-negative. The distance to 1 of the second-largest one is the spectral gap
+# $\gamma$; the relaxation time $t_\text{rel}=1/\gamma$ is in single updates, so we divide by
+# $N=3$ for sweeps. Theorem 12.4 of Levin, Peres & Wilmer (*Markov Chains and Mixing Times*)
+# turns it into a guarantee, $t_\text{mix}(\varepsilon)\le t_\text{rel}\log\frac{1}{\varepsilon
+# \,\pi_\text{min}}$, and their Theorem 12.5 gives the lower bound
+# $(t_\text{rel}-1)\log\frac{1}{2\varepsilon}$. We compare both with the exact mixing time
+# (worst start, from matrix powers).
+
+# %%
+gap = mx.spectral_gap(T, p)
+bounds = mx.mixing_time_bounds(T, p, eps=0.25, steps_per_sweep=3)
+t_mix = mx.mixing_time(T, p, eps=0.25)
+print(f"second eigenvalue of T: {1 - gap:.4f};  spectral gap: {gap:.4f} per update")
+print(f"relaxation time: {bounds.t_rel:.3f} sweeps")
+print(f"t_mix(1/4): exact {t_mix} updates = {t_mix / 3:.2f} sweeps;  "
+      f"LPW bounds [{bounds.lower:.2f}, {bounds.upper:.2f}] sweeps")
+print("exact t_mix inside the bounds:", bounds.lower <= t_mix / 3 <= bounds.upper)
+
+# %% [markdown]
+# ## 6. $\beta$ is not a separate knob
+#
+# Eq. 5.3 only ever sees the product $\beta E$, and $E$ is linear in $(J,\theta)$. So
+# $(\beta=2, J, \theta)$ and $(\beta=1, 2J, 2\theta)$ are the same machine: the same
+# Boltzmann law and the same Glauber matrix. Learning $J$ and $\theta$ therefore learns the
+# temperature too, and we can set $\beta=1$ from here on without losing anything.
+
+# %%
+theta = np.array([0.3, -0.2, 0.1])
+same_p = np.abs(bmlab.boltzmann_probs(J, theta, 2.0) - bmlab.boltzmann_probs(2 * J, 2 * theta, 1.0))
+same_T = np.abs(bmlab.glauber_transition_matrix(J, theta, 2.0)
+                - bmlab.glauber_transition_matrix(2 * J, 2 * theta, 1.0))
+print("same Boltzmann law to 1e-14:", same_p.max() < 1e-14)
+print("same Glauber matrix to 1e-14:", same_T.max() < 1e-14)
+
+# %% [markdown]
+# ## 7. Mixing, the second obstruction
+#
+# The triangle mixes in a couple of sweeps because its landscape is flat. A landscape with
+# deep basins is different: to move from one basin to another a chain must climb over a
+# barrier, one uphill flip at a time, each costing about $e^{-\beta\Delta E}$. The waiting time
+# grows exponentially with $\beta$ and with the barrier height -- and the chain's estimates are
+# wrong until it has crossed many times.
+#
+# ### 7a. A ferromagnet: two basins, exact answer zero
+#
+# All-to-all couplings $J_{ij}=1/N$ with $N=16$ and $\theta=0$. Flipping every spin leaves the
+# energy unchanged, so exactly $\langle s_i\rangle = 0$ at every temperature. Below
+# $\beta\approx1$ the law splits into two bumps, mostly $+1$ and mostly $-1$. We run 8 chains
+# of 1500 sweeps from random starts at several $\beta$ and count how often the magnetisation
+# $m=\frac1N\sum_i s_i$ changes sign.
+
+# %%
+N_FM = 16
+J_fm = mx.curie_weiss_couplings(N_FM)
+m_exact, _ = bmlab.exact_moments(J_fm, beta=2.0)
+print("exact <s_i> = 0 for every spin (beta = 2), to 1e-12:", np.abs(m_exact).max() < 1e-12)
+betas_fm = np.array([0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0])
+n_sweeps_fm = 1500
+traces, residence, m_avg = {}, [], []
+for b in betas_fm:
+    r = bmlab.glauber_run(J_fm, beta=b, n_chains=8, n_sweeps=n_sweeps_fm, order="sequential",
+                          record_unit="sweep", init="random", rng=rng)
+    m = r.states.mean(axis=2, dtype=float)  # (sweeps, chains)
+    traces[b] = m
+    residence.append(mx.mean_residence_time(m))
+    m_avg.append(m.mean(axis=0))  # each chain's estimate of <m>
+residence = np.array(residence)
+m_avg = np.array(m_avg)
+
+# exact relaxation times (sweeps) of smaller copies, from the spectral gap
+betas_grid = np.linspace(0.5, 2.0, 13)
+t_rel_exact = {}
+for n_small in (4, 6, 8):
+    Jn = mx.curie_weiss_couplings(n_small)
+    t_rel_exact[n_small] = [
+        mx.relaxation_time(bmlab.glauber_transition_matrix(Jn, beta=b),
+                           bmlab.boltzmann_probs(Jn, beta=b), steps_per_sweep=n_small)
+        for b in betas_grid
+    ]
+
+# %%
+fig, axes = plt.subplots(1, 3, figsize=(11.0, 3.4))
+for b, color in ((0.6, bmlab.ORANGE), (1.8, bmlab.NAVY)):
+    axes[0].plot(np.arange(1, 301), traces[b][:300, 0], color=color, lw=1, label=rf"$\beta={b}$")
+axes[0].set(xlabel="sweeps", ylabel="magnetisation $m$", ylim=(-1.05, 1.05),
+            title="one chain, first 300 sweeps")
+axes[0].legend(fontsize=8)
+axes[1].semilogy(betas_fm, residence, "o-", color=bmlab.ORANGE, label=f"chains, N={N_FM}")
+for c, (n_small, tr) in enumerate(t_rel_exact.items()):
+    axes[1].semilogy(betas_grid, tr, color=bmlab.plotting.PALETTE[(c + 2) % 7], lw=1.2,
+                     label=f"exact $t_{{rel}}$, N={n_small}")
+axes[1].axhline(n_sweeps_fm, color=bmlab.GRAY, ls=":", lw=1)
+axes[1].set(xlabel=r"$\beta$", ylabel="sweeps", title="time spent in one basin")
+axes[1].legend(fontsize=7)
+for c in range(m_avg.shape[1]):
+    axes[2].plot(betas_fm, m_avg[:, c], "o", ms=3, color=bmlab.ORANGE, alpha=0.7)
+axes[2].axhline(0.0, color=bmlab.NAVY, ls="--", lw=1.2, label=r"exact $\langle m\rangle=0$")
+axes[2].set(xlabel=r"$\beta$", ylabel=r"chain estimate of $\langle m\rangle$",
+            ylim=(-1.05, 1.05), title=f"8 chains x {n_sweeps_fm} sweeps")
+axes[2].legend(fontsize=8)
+fig.tight_layout()
+bmlab.save_figure(fig, "fig01_ferromagnet_trapping")
+plt.show()
+
+# %%
+print(" beta   mean sweeps per basin   spread of chain estimates of <m>")
+for b, res, ma in zip(betas_fm, residence, m_avg, strict=True):
+    print(f" {b:.1f}    {res:8.3g}               {ma.std():.2f}")
+growth = np.log(residence[-2] / residence[2]) / (betas_fm[-2] - betas_fm[2])
+print(f"residence time grows by a factor e^({growth:.1f} * dbeta) between beta = 1.0 and 1.8")
+
+# %% [markdown]
+# Between $\beta=1$ and $\beta=1.8$ the time between basin switches grows exponentially in
+# $\beta$, and the exact relaxation times of small copies (from the spectral gap) show the same
+# trend, steeper for larger $N$ because the barrier between the basins grows with $N$. At
+# $\beta=2$ a chain switches only a few times in its 1500 sweeps, so each chain's estimate of
+# $\langle m\rangle$ reports mostly the basin it happened to fall into, while the exact answer
+# is 0.
+#
+# ### 7b. A random spin glass: many basins, exact answers by enumeration
+#
+# Sherrington–Kirkpatrick couplings $J_{ij}\sim\mathcal N(0,1/N)$ with $N=16$ and weak random
+# biases, so that no symmetry hands us the answer. With $2^{16}=65\,536$ states, exact
+# moments $\langle s_i\rangle$ and $\langle s_i s_j\rangle$ -- the negative phase of Eq. 5.5 --
+# still take a fraction of a second. We track the overlap $q=\frac1N\sum_i s_i s^*_i$ with the
+# ground state $s^*$, its integrated autocorrelation time, and the error of the chains'
+# moment estimates at a fixed budget of 8 chains x 1500 sweeps.
+
+# %%
+N_SG = 16
+J_sg = mx.spin_glass_couplings(N_SG, rng=rng)
+theta_sg = rng.normal(0.0, 0.1, size=N_SG)
+ground = bmlab.codes_to_states([np.argmax(bmlab.boltzmann_probs(J_sg, theta_sg))], N_SG)[0]
+betas_sg = np.array([0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0])
+n_sweeps_sg = 1500
+iu = np.triu_indices(N_SG, 1)
+tau_q, err_m, err_C = [], [], []
+for b in betas_sg:
+    m_ex, C_ex = bmlab.exact_moments(J_sg, theta_sg, beta=b)
+    r = bmlab.glauber_run(J_sg, theta_sg, beta=b, n_chains=8, n_sweeps=n_sweeps_sg,
+                          order="sequential", record_unit="sweep", init="random", rng=rng)
+    X = r.states.astype(float)  # (sweeps, chains, N)
+    tau_q.append(mx.integrated_autocorr_time(X @ ground / N_SG))
+    m_ch = X.mean(axis=0)  # each chain's <s_i>
+    C_ch = np.einsum("tci,tcj->cij", X, X)[:, iu[0], iu[1]] / n_sweeps_sg
+    err_m.append(np.sqrt(np.mean((m_ch - m_ex) ** 2)))
+    err_C.append(np.sqrt(np.mean((C_ch - C_ex[iu]) ** 2)))
+tau_q = np.array(tau_q)
+
+# %%
+reliable = n_sweeps_sg / tau_q >= 20  # enough independent samples to trust tau itself
+fig, (ax_tau, ax_err) = plt.subplots(1, 2, figsize=(9.0, 3.4))
+ax_tau.semilogy(betas_sg[reliable], tau_q[reliable], "o-", color=bmlab.ORANGE,
+                label=r"$\tau_\mathrm{int}$ of overlap $q$")
+ax_tau.semilogy(betas_sg[~reliable], tau_q[~reliable], "o", mfc="none", color=bmlab.ORANGE,
+                label="trace too short: lower bound")
+ax_tau.axhline(n_sweeps_sg, color=bmlab.GRAY, ls=":", lw=1)
+ax_tau.set(xlabel=r"$\beta$", ylabel="sweeps", title="autocorrelation time")
+ax_tau.legend(fontsize=8)
+ax_err.plot(betas_sg, err_m, "o-", color=bmlab.NAVY, label=r"$\langle s_i\rangle$")
+ax_err.plot(betas_sg, err_C, "s-", color=bmlab.ORANGE, label=r"$\langle s_i s_j\rangle$")
+ax_err.set(xlabel=r"$\beta$", ylabel="rms error vs exact",
+           title=f"one chain, {n_sweeps_sg} sweeps")
+ax_err.legend(fontsize=8)
+fig.tight_layout()
+bmlab.save_figure(fig, "fig01_spin_glass_mixing")
+plt.show()
+
+# %%
+print(" beta    tau_int(q) [sweeps]   rms error <s_i>   rms error <s_i s_j>")
+for b, t, em, ec, ok in zip(betas_sg, tau_q, err_m, err_C, reliable, strict=True):
+    flag = "" if ok else "  (lower bound)"
+    print(f" {b:.2f}   {t:8.3g}{flag:15s}  {em:.2f}              {ec:.2f}")
+
+# %% [markdown]
+# Between $\beta=0.4$ and $\beta=1.5$ the autocorrelation time of the overlap grows more than
+# tenfold; beyond that it is longer than a 1500-sweep trace can measure (hollow circles are
+# lower bounds). At the same budget the moment estimates go from errors of a few percent to
+# errors of order one for $\langle s_i\rangle$, and the pair correlations degrade too. A
+# Boltzmann machine whose learned couplings looked like this would receive a negative phase
+# (Eq. 5.5) that is not just noisy but *biased*, however exactly we had computed the positive
+# phase and however carefully we had avoided $Z$.
+# That is the sampling obstruction of Section 5.5.
+#
+# ## 8. Live panels
+#
+# Move the sliders: couplings, a common bias, $\beta$, the length of the chain and its seed.
+# The chain is one random-site Glauber chain drawn from the exact update matrix, so what you
+# see is the dynamics of Sections 3-5 redrawn on every move. Try $J_{13}=+0.5$ (no
+# frustration), a large $\beta$, or a short chain.
+
+# %% tags=["nbval-ignore-output"]
+panel = fig53_panel()
+panel
+
+# %% [markdown]
+# The same freezing as in Section 7a, live: at small $\beta$ the chains cross $m=0$ all the
+# time and their histogram matches the exact law; past $\beta\approx1.5$ each chain stays on
+# its side, and the pooled histogram depends on where the chains happened to start.
+
+# %% tags=["nbval-ignore-output"]
+basins = two_basin_panel()
+basins
+
+# %% tags=["nbval-ignore-output"]
+ms = [1000 * panel.set(beta=b) for b in (0.5, 1.0, 2.0)]
+ms += [1000 * basins.set(beta=b) for b in (0.5, 1.5, 2.5)]
+print(f"kernel-side update + render, median of 6: {np.median(ms):.0f} ms")
+
+# %% [markdown]
+# ## Exercises
+#
+# 1. **Remove the frustration.** Set $J_{13}=+0.5$. Before computing: which states now have
+#    the lowest energy, and roughly how tall will their bars be at $\beta=1$? Check with
+#    `bmlab.boltzmann_probs` and with the live panel.
+# 2. **The cold triangle.** For the frustrated triangle, what does $\langle s_1 s_2\rangle$
+#    tend to as $\beta\to\infty$? (Hint: which states survive, and what is $s_1s_2$ on them?)
+# 3. **A budget from the gap.** For the triangle at $\beta=3$, use the spectral bound to
+#    guarantee a total-variation distance of at most 0.01 from any start. How many sweeps
+#    does it promise, and how many are actually needed?
+
+# %% jupyter={"source_hidden": true}
+# Solution 1: the two states with all bonds satisfied, +++ and ---, have E = -1.5;
+# the six others have E = +0.5. Each ground state gets e^1.5 / (2 e^1.5 + 6 e^-0.5).
+J_un = np.array([[0.0, 0.5, 0.5], [0.5, 0.0, 0.5], [0.5, 0.5, 0.0]])
+p_un = bmlab.boltzmann_probs(J_un)
+print("energies:", bmlab.energy(S, J_un))
+print("p(+++) = p(---) =", round(p_un[7], 3), "; closed form:",
+      round(np.exp(1.5) / (2 * np.exp(1.5) + 6 * np.exp(-0.5)), 3))
+
+# %% jupyter={"source_hidden": true}
+# Solution 2: only the six E = -0.5 states survive, with equal weight. s1 s2 = +1 on four of
+# them (+++, ++-, --+, ---) and -1 on two (+--, -++): the limit is (4 - 2) / 6 = 1/3.
+for b in (1.0, 3.0, 10.0, 30.0):
+    print(f"beta = {b:4.0f}: <s1 s2> = {bmlab.boltzmann_probs(J, beta=b) @ pair:.4f}")
+
+# %% jupyter={"source_hidden": true}
+# Solution 3: the bound t_rel log(1/(eps pi_min)) is loose mainly through pi_min, which is
+# tiny at beta = 3 (the two E = +1.5 states).
+T3 = bmlab.glauber_transition_matrix(J, beta=3.0)
+p3 = bmlab.boltzmann_probs(J, beta=3.0)
+b3 = mx.mixing_time_bounds(T3, p3, eps=0.01, steps_per_sweep=3)
+print(f"guaranteed: {b3.upper:.1f} sweeps; exact: {mx.mixing_time(T3, p3, eps=0.01) / 3:.1f} "
+      f"sweeps; lower bound {b3.lower:.1f}")
