@@ -191,7 +191,7 @@ def fig53_panel(J12=0.5, J23=0.5, J13=-0.5, theta=0.0, beta=1.0, n_sweeps=4000, 
                  "exact Boltzmann law")
 
 
-def two_basin_panel(beta=1.0, seed=0, n=12, n_chains=6, n_sweeps=300):
+def two_basin_panel(beta=1.0, seed=0, n=12, n_chains=4, n_sweeps=300):
     """A beta slider on the all-to-all ferromagnet: chains freezing into one basin.
 
     Left: the magnetisation m = mean(s) of ``n_chains`` chains (random starts, sequential
@@ -230,8 +230,11 @@ def two_basin_panel(beta=1.0, seed=0, n=12, n_chains=6, n_sweeps=300):
     ax_t.set_ylim(-1.08, 1.08)
     ax_t.set_xlim(1, n_sweeps)
     ax_t.set_xlabel("sweeps")
-    ax_t.set_ylabel("magnetisation m")
-    ax_t.set_title(f"{n_chains} chains, N = {n} ferromagnet", fontsize=10)
+    ax_t.set_ylabel(f"m of {n_chains} chains, N = {n}")
+    ax_t.xaxis.set_major_locator(MaxNLocator(4))
+    ax_t.yaxis.set_major_locator(MaxNLocator(5))
+    ax_h.xaxis.set_major_locator(MaxNLocator(5))
+    ax_h.yaxis.set_major_locator(MaxNLocator(5))
     w = 0.9 / n
     bars_exact = ax_h.bar(levels - w / 2, np.zeros(n + 1), width=w, color=NAVY, label="exact")
     bars_chain = ax_h.bar(levels + w / 2, np.zeros(n + 1), width=w, color=ORANGE,
