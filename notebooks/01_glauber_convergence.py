@@ -82,7 +82,7 @@ for b in betas:
     # p(s_k=+1 | h) is the flip probability from s_k=-1, whose cost is dE = -2h
     ax_p.plot(h, bmlab.flip_probability(-2 * h, b), label=lab)
 up = dE > 0
-ax_w.plot(dE[up], np.exp(-2.0 * dE[up]), ":", color="k", lw=1.2, label=r"$e^{-2\Delta E}$")
+ax_w.plot(dE[up], np.exp(-2.0 * dE[up]), ":", color="k", lw=1.2, label=r"$e^{-\beta\Delta E}$, $\beta=2$")
 ax_w.set(xlabel=r"energy change $\Delta E$ of the flip", ylabel=r"flip probability $w$",
          ylim=(-0.03, 1.03))
 ax_w.legend(fontsize=8)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import bmlab
+from bmlab import mixing
 from bmlab.widgets import ALL_PANELS
 from bmlab.widgets import glauber as wg
 
@@ -83,7 +84,7 @@ def test_fig53_default_is_the_lecture_machine():
     chain = np.array([b.get_height() for b in panel.fig.axes[0].patches[8:]])
     assert chain.sum() == pytest.approx(1.0)
     # 4000 sweeps from one chain: visit frequencies within 0.05 TV of exact
-    assert bmlab.mixing.tv_distance(chain, bmlab.boltzmann_probs(wg._triangle(.5, .5, -.5))) < .05
+    assert mixing.tv_distance(chain, bmlab.boltzmann_probs(wg._triangle(.5, .5, -.5))) < .05
 
 
 def test_two_basin_exact_bars_are_symmetric_and_chains_freeze():

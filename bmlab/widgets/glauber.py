@@ -228,7 +228,7 @@ def two_basin_panel(beta=1.0, seed=0, n=12, n_chains=4, n_sweeps=300):
              for c in range(n_chains)]
     ax_t.axhline(0.0, color=GRAY, lw=0.8, ls=":")
     ax_t.set_ylim(-1.08, 1.08)
-    ax_t.set_xlim(1, n_sweeps)
+    ax_t.set_xlim(0, n_sweeps)
     ax_t.set_xlabel("sweeps")
     ax_t.set_ylabel(f"m of {n_chains} chains, N = {n}")
     ax_t.xaxis.set_major_locator(MaxNLocator(4))
