@@ -79,7 +79,6 @@ def isolated_env(base: Path) -> dict:
         ("JUPYTERLAB_SETTINGS_DIR", "settings"),
         ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"),
         ("IPYTHONDIR", "ipython"),
-        ("MPLCONFIGDIR", "mpl"),
     ]:
         path = base / sub
         path.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,171 @@
+"""Presentation mode: the Voila dashboards of ``make present`` render live widgets.
+
+Starts Voila on 127.0.0.1 (free port, isolated Jupyter directories) on a copy of
+``dashboards/``, opens every dashboard in headless Chromium, and checks that each shows its
+panels (a widget and a figure image), or says that its notebook has no panel yet, and that a
+slider move reaches the kernel (the figure is redrawn). Screenshots go to ``artifacts/``.
+Skips without Chromium or Playwright, except with ``CI=true``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+
+import browser_support as bs
+import pytest
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.filterwarnings("ignore::ResourceWarning"),
+    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
+]
+
+DASHBOARD_DIR = bs.ROOT / "dashboards"
+DASHBOARDS = sorted(DASHBOARD_DIR.glob("*.ipynb"))
+PANEL = ".widget-vbox:has(> .widget-output)"
+NO_PANEL_YET = "No live panel for this notebook yet"
+OPEN_TIMEOUT = 120_000  # ms; measured about 4 s on a busy machine (the target is ~15 s)
+HANG_TIMEOUT = 30_000  # ms: a page still at "Executing 1 of 2" after this is reloaded
+REDRAW_TIMEOUT = 30_000
+
+
+@pytest.fixture(scope="module")
+def voila_server(tmp_path_factory):
+    bs.require_browser()
+    base = tmp_path_factory.mktemp("voila")
+    env = bs.isolated_env(base)
+    root = bs.copy_tree(DASHBOARD_DIR, base / "root" / "dashboards")
+    port = bs.free_port()
+    server = bs.Server(
+        [
+            sys.executable, "-m", "voila", "--no-browser", "--Voila.ip=127.0.0.1",
+            f"--port={port}", "--Voila.port_retries=0", str(root),
+        ],
+        env=env, cwd=root, port=port, name="voila",
+    )
+    try:
+        server.wait_ready("/")
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    sync_playwright = bs.require_browser()
+    with sync_playwright() as playwright:
+        browser = bs.launch_chromium(playwright)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def test_dashboards_exist():
+    assert DASHBOARDS, "dashboards/ has no notebook for make present"
+
+
+@pytest.mark.parametrize("dashboard", DASHBOARDS, ids=lambda p: p.stem)
+def test_dashboard_renders_live_panels(voila_server, chromium, dashboard):
+    bs.ARTIFACTS.mkdir(exist_ok=True)
+    context = chromium.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    kernel_frames = []  # frames received on the page's websocket to its kernel
+
+    def on_websocket(ws):
+        if "/api/kernels/" in ws.url:
+            ws.on("framereceived", lambda frame: kernel_frames.append(frame))
+
+    page.on("websocket", on_websocket)
+    try:
+        start = time.monotonic()
+        first = page.locator(f"{PANEL} .widget-output img, :text('{NO_PANEL_YET}')").first
+        # Voila 0.5.13 sometimes never receives the kernel's reply to the dashboard's cell
+        # (seen on the first page after the server starts: "Executing 1 of 2" forever, although
+        # the kernel finished; voila-dashboards/voila#1428). A reload gets a fresh kernel:
+        # what the instructor's guide tells a presenter to do.
+        reloads = 0
+        for attempt in range(3):
+            kernel_frames.clear()
+            page.goto(
+                f"{voila_server.url}/voila/render/{dashboard.name}",
+                wait_until="commit", timeout=OPEN_TIMEOUT,
+            )
+            try:
+                first.wait_for(timeout=HANG_TIMEOUT if attempt < 2 else OPEN_TIMEOUT)
+                break
+            except Exception as err:
+                body = page.locator("body").inner_text()[:3000]
+                if attempt < 2 and re.match(r"\s*Executing \d+ of \d+\s*$", body):
+                    reloads += 1
+                    continue
+                page.screenshot(path=str(bs.ARTIFACTS / f"present-{dashboard.stem}-FAILED.png"))
+                raise AssertionError(f"{dashboard.name}: no panel; page says:\n{body}") from err
+        ready = time.monotonic() - start
+        text = page.locator("body").inner_text()
+        assert not re.search(r"Traceback|There was an error", text), text[:3000]
+        panels = page.locator(PANEL)
+        if panels.count() == 0:
+            assert NO_PANEL_YET in text
+            pytest.skip(f"{dashboard.name}: no panel registered for this notebook yet")
+        assert page.locator(".jupyter-widgets").count() > 0
+        image = panels.first.locator(":scope > .widget-output img").first
+        image.wait_for(timeout=REDRAW_TIMEOUT)
+        assert image.evaluate("img => img.complete && img.naturalWidth > 0")
+
+        # The kernel behind the dashboard is live: a slider move redraws the figure.
+        live = [i for i in range(panels.count())
+                if not panels.nth(i).locator("button", has_text="Run").count()
+                and panels.nth(i).locator(".noUi-handle").count()]
+        if live:
+            # Widgets show as soon as the executed page arrives; they are live only once the
+            # page's websocket to the kernel carries messages.
+            deadline = time.monotonic() + OPEN_TIMEOUT / 1000
+            while not kernel_frames and time.monotonic() < deadline:
+                page.wait_for_timeout(100)
+            assert kernel_frames, f"{dashboard.name}: no message from the kernel"
+            panel = panels.nth(live[0])
+            image = panel.locator(":scope > .widget-output img").first
+            before = image.get_attribute("src")
+            handle = panel.locator(".noUi-handle").first
+            handle.scroll_into_view_if_needed()
+            # The page can show the executed widgets a moment before its websocket to the
+            # kernel is up; a move in that moment is lost, so move again, as a person would.
+            for attempt in range(1, 4):
+                handle.focus()
+                at_max = handle.get_attribute("aria-valuenow") == handle.get_attribute(
+                    "aria-valuemax")
+                handle.press("ArrowLeft" if at_max else "ArrowRight")
+                try:
+                    page.wait_for_function(
+                        """([panel, src]) => {
+                            const img = panel.querySelector(':scope > .widget-output img');
+                            return img && img.getAttribute('src') !== src && img.complete;
+                        }""",
+                        arg=[panel.element_handle(), before],
+                        timeout=REDRAW_TIMEOUT // 3,
+                    )
+                    break
+                except Exception:
+                    if attempt == 3:
+                        raise
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(bs.ARTIFACTS / f"present-{dashboard.stem}.png"))
+        line = (f"{dashboard.name}: first panel ready {ready:.1f} s, {panels.count()} panel(s)"
+                + (f", after {reloads} reload(s) of a hung page" if reloads else ""))
+        print(line)
+        with open(bs.ARTIFACTS / "present-timings.txt", "a") as fh:
+            fh.write(line + "\n")
+    finally:
+        context.close()
+
+
+def test_make_present_serves_dashboards():
+    """``make present`` must serve the light dashboards, not re-run every notebook on load."""
+    makefile = (bs.ROOT / "Makefile").read_text()
+    recipe = re.search(r"^present:.*\n((?:\t.*\n)+)", makefile, re.MULTILINE)
+    assert recipe, "Makefile has no present target"
+    if "dashboards" not in recipe.group(1):
+        pytest.xfail("make present still serves notebooks/ (the lead switches it to dashboards/)")
