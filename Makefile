@@ -66,7 +66,7 @@ present: $(STAMP)
 
 lock:
 	$(PY) -m pip install --quiet uv
-	$(VENV)/bin/uv pip compile pyproject.toml --extra lab --extra test --python-version 3.11 \
+	$(VENV)/bin/uv pip compile pyproject.toml --extra lab --extra test --python-version 3.11 --python-platform x86_64-manylinux_2_28 \
 	    --no-header --annotation-style line -o requirements.lock
 	$(PY) -m bmlab.tools env-yml > environment.yml
 

@@ -14,9 +14,6 @@ integer ``c`` is 1 (the order used by the code of the lecture's Figure 5.3).
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 from scipy.special import logsumexp
 
@@ -29,13 +26,13 @@ from ._checks import (
     check_spins,
     check_theta,
 )
+from ._parallel import code_chunks, map_chunks
 
 #: Largest N for which functions return all 2**N probabilities (2**24 doubles = 128 MB).
 N_MAX_TABLE = 24
 #: Largest N for :func:`log_partition` (half-split enumeration, memory bounded).
 N_MAX_LOGZ = 32
 _WHY_TABLE = " (the function returns or stores all 2**N states)"
-_CHUNK_ELEMENTS = 1 << 22  # ~32 MB of float64 per chunk keeps memory bounded on Binder
 
 
 def codes_to_states(codes, n: int) -> np.ndarray:
@@ -120,19 +117,11 @@ def _energy(S: np.ndarray, J: np.ndarray, theta: np.ndarray) -> np.ndarray:
     return -0.5 * np.einsum("ci,ci->c", S @ J, S) - S @ theta
 
 
-def _code_chunks(n: int, width: int = 1):
-    """Yield ``(start, stop)`` code ranges so that each chunk holds about _CHUNK_ELEMENTS."""
-    size = max(1, _CHUNK_ELEMENTS // max(1, width))
-    total = 2**n
-    for start in range(0, total, size):
-        yield start, min(total, start + size)
-
-
 def _log_weights(J: np.ndarray, theta: np.ndarray, beta: float) -> np.ndarray:
     """-beta E(s) for all 2**N states in ``all_states`` order, built chunk by chunk."""
     n = J.shape[0]
     out = np.empty(2**n)
-    for start, stop in _code_chunks(n, n):
+    for start, stop in code_chunks(n, n):
         S = codes_to_states(np.arange(start, stop), n)
         out[start:stop] = -beta * _energy(S, J, theta)
     return out
@@ -173,23 +162,16 @@ def log_partition(J, theta=None, beta=1.0) -> float:
     gB = -beta * _energy(B, J[na:, na:], theta[na:])
     F = beta * (A @ J[:na, na:])  # field that each A-configuration exerts on B
     Bt = np.ascontiguousarray(B.T)
-    rows = max(1, _CHUNK_ELEMENTS // B.shape[0])
 
-    def block(start: int) -> np.ndarray:
-        M = F[start : start + rows] @ Bt
+    def block(start: int, stop: int) -> np.ndarray:
+        M = F[start:stop] @ Bt
         M += gB
         peak = M.max(axis=1)
         M -= peak[:, None]
         np.exp(M, out=M)
-        return gA[start : start + rows] + peak + np.log(M.sum(axis=1))
+        return gA[start:stop] + peak + np.log(M.sum(axis=1))
 
-    starts = range(0, A.shape[0], rows)
-    workers = min(len(starts), os.cpu_count() or 1)
-    if workers > 1:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            parts = list(pool.map(block, starts))
-    else:
-        parts = [block(s) for s in starts]
+    parts = map_chunks(block, code_chunks(na, B.shape[0]))
     return float(logsumexp(np.concatenate(parts)))
 
 
@@ -233,7 +215,7 @@ def moments_from_probs(p: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """
     m = np.zeros(n)
     C = np.zeros((n, n))
-    for start, stop in _code_chunks(n, n):
+    for start, stop in code_chunks(n, n):
         S = codes_to_states(np.arange(start, stop), n)
         w = p[start:stop]
         m += w @ S

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._checks import check_finite, check_positive_int, check_rng
+from ._parallel import single_blas_thread
 
 _TOL = 1e-9
 #: Matrices up to this size are diagonalised on one BLAS thread: threads only add overhead
@@ -34,14 +35,8 @@ _SINGLE_THREAD_K = 1024
 
 
 def _blas_threads(k: int):
-    """Context limiting BLAS to one thread for small matrices (no-op without threadpoolctl)."""
-    if k > _SINGLE_THREAD_K:
-        return contextlib.nullcontext()
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - optional
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
+    """One BLAS thread for matrices up to _SINGLE_THREAD_K (threads only add overhead there)."""
+    return single_blas_thread() if k <= _SINGLE_THREAD_K else contextlib.nullcontext()
 
 
 # --------------------------------------------------------------------------- validation

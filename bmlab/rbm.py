@@ -38,13 +38,12 @@ is 1.
 from __future__ import annotations
 
 import numbers
-import os
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy.special import expit, logsumexp
 
 from ._checks import check_binary, check_finite, check_positive_int, check_rng
+from ._parallel import code_chunks, map_chunks
 
 __all__ = [
     "RBM",
@@ -63,8 +62,6 @@ N_MAX_TABLE = 20
 #: Largest n_visible + n_hidden for the visible-to-visible Gibbs transition matrix.
 N_MAX_TRANSITION = 24
 _CHUNK_ELEMENTS = 1 << 16  # 512 kB of float64 per chunk: stays in cache, memory bounded
-_POOL: ThreadPoolExecutor | None = None
-_CONTROLLER = None
 #: Clip of the data means before taking log-odds (keeps always-off pixels finite).
 LOG_ODDS_CLIP = 1e-3
 
@@ -98,34 +95,7 @@ def _bits(start: int, stop: int, n: int) -> np.ndarray:
 
 
 def _chunks(n: int, width: int):
-    size = max(1, _CHUNK_ELEMENTS // max(1, width))
-    total = 2**n
-    return [(s, min(total, s + size)) for s in range(0, total, size)]
-
-
-def _blas_controller():
-    global _CONTROLLER
-    if _CONTROLLER is None:
-        from threadpoolctl import ThreadpoolController
-
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER
-
-
-def _map_chunks(fn, chunks):
-    """``[fn(start, stop) for (start, stop) in chunks]``, on all cores when there are several.
-
-    The chunks run on our own threads with BLAS limited to one thread each: the products are
-    small, and a multi-threaded BLAS inside every chunk oversubscribes a shared machine (a
-    4096 x 16 x 16 product was measured 25x slower that way).
-    """
-    global _POOL
-    with _blas_controller().limit(limits=1, user_api="blas"):
-        if len(chunks) > 1 and (os.cpu_count() or 1) > 1:
-            if _POOL is None:
-                _POOL = ThreadPoolExecutor(max_workers=os.cpu_count())
-            return list(_POOL.map(lambda c: fn(*c), chunks))
-        return [fn(*c) for c in chunks]
+    return code_chunks(n, width, elements=_CHUNK_ELEMENTS)
 
 
 def _sample(P: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -469,7 +439,7 @@ def _log_partition(W, a, b) -> float:
         def part(start, stop):
             V = _bits(start, stop, n)
             return logsumexp(V @ a + _sum_softplus(V @ W + b))
-    return float(logsumexp(_map_chunks(part, _chunks(n, width))))
+    return float(logsumexp(map_chunks(part, _chunks(n, width))))
 
 
 def _model_moments(W, a, b):
@@ -500,7 +470,7 @@ def _model_moments(W, a, b):
 
     if width > 512:
         raise ValueError(f"model_moments supports layers of at most 512 units, got {width}")
-    parts = _map_chunks(part, _chunks(n, width))
+    parts = map_chunks(part, _chunks(n, width))
     lses = np.array([p[0] for p in parts])
     c = np.exp(lses - logsumexp(lses))
     Evh = sum(ci * p[1] for ci, p in zip(c, parts, strict=True))
@@ -736,7 +706,7 @@ def gibbs_transition_matrix(rbm: RBM) -> np.ndarray:
         log_pv = Xh @ V.T - _sum_softplus(Xh)[:, None]  # log p(v' | h), (chunk, 2^nv)
         return np.exp(log_ph) @ np.exp(log_pv)
 
-    return sum(_map_chunks(part, _chunks(n_h, 2**n_v)))
+    return sum(map_chunks(part, _chunks(n_h, 2**n_v)))
 
 
 def cd_expected_gradient(rbm: RBM, V, k: int, *, T=None) -> dict:

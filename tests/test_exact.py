@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import bmlab
-from bmlab import exact
+from bmlab import _parallel
 
 TRIANGLE = np.array([[0.0, 0.5, -0.5], [0.5, 0.0, 0.5], [-0.5, 0.5, 0.0]])
 
@@ -206,7 +206,7 @@ def test_bad_theta_beta_states_and_sizes():
 
 def test_moments_from_probs_uses_chunks(monkeypatch):
     """Chunked accumulation gives the same answer as one block."""
-    monkeypatch.setattr(exact, "_CHUNK_ELEMENTS", 16)
+    monkeypatch.setattr(_parallel, "CHUNK_ELEMENTS", 16)
     J, theta = random_machine(6, np.random.default_rng(2))
     p = bmlab.boltzmann_probs(J, theta)
     S = bmlab.all_states(6).astype(float)
