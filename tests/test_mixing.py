@@ -8,19 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from machines import TRIANGLE, random_machine
 from scipy import stats
 
 import bmlab
 from bmlab import mixing as mx
-
-TRIANGLE = np.array([[0.0, 0.5, -0.5], [0.5, 0.0, 0.5], [-0.5, 0.5, 0.0]])
-
-
-def random_machine(n, rng, scale=1.0):
-    A = rng.normal(scale=scale, size=(n, n))
-    J = (A + A.T) / 2
-    np.fill_diagonal(J, 0.0)
-    return J, rng.normal(scale=scale, size=n)
 
 
 def two_state(a, b):
