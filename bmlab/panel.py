@@ -23,6 +23,36 @@ import matplotlib.pyplot as plt
 from IPython.display import display
 
 
+class TrainingProgress:
+    """The progress bar of a training panel, fed by ``train(callback=progress.callback)``.
+
+    ``start(n_steps)`` before a run, ``finish()`` after it; ``bar`` is the ipywidgets bar.
+    """
+
+    def __init__(self, description: str = "training"):
+        self.bar = widgets.IntProgress(
+            value=0, min=0, max=1, description=description, bar_style="info",
+            style={"description_width": "initial"},
+        )
+        self._every = 1
+
+    def start(self, n_steps: int) -> None:
+        self.bar.max = max(1, int(n_steps))
+        self.bar.value = 0
+        self.bar.bar_style = "info"
+        self._every = max(1, self.bar.max // 100)
+
+    def callback(self, n_updates: int, _params=None) -> bool:
+        """Advance the bar about every 1 % of the run; never asks ``train`` to stop."""
+        if n_updates % self._every == 0 or n_updates >= self.bar.max:
+            self.bar.value = min(self.bar.max, int(n_updates))
+        return False
+
+    def finish(self) -> None:
+        self.bar.value = self.bar.max
+        self.bar.bar_style = "success"
+
+
 class Panel:
     """A figure plus controls that redraws in place.
 
@@ -39,6 +69,8 @@ class Panel:
     training : bool
         True for panels that train a model (exempt from the latency target; these use a
         "Run" button instead of reacting to every slider move).
+    progress : TrainingProgress, optional
+        Its bar is shown above the status line; ``panel.progress`` is that bar.
     """
 
     def __init__(
@@ -49,11 +81,13 @@ class Panel:
         *,
         title: str = "",
         training: bool = False,
+        progress: TrainingProgress | None = None,
     ):
         self.fig = fig
         self.controls = controls
         self._update = update
         self.training = training
+        self.progress = None if progress is None else progress.bar
         self.status = widgets.HTML()
         self.output = widgets.Output()
         self.last_status: str | None = None
@@ -69,9 +103,10 @@ class Panel:
         else:
             for control in controls.values():
                 control.observe(self._on_change, names="value")
+        bar = [] if self.progress is None else [self.progress]
         self.widget = widgets.VBox(
             [*header, widgets.HBox(boxes, layout=widgets.Layout(flex_flow="row wrap")),
-             self.output, self.status]
+             self.output, *bar, self.status]
         )
 
     def _on_change(self, _change) -> None:

@@ -73,3 +73,25 @@ def test_unknown_control_is_named():
     panel, _, _ = make_panel()
     with pytest.raises(ValueError, match="unknown control"):
         panel.set(speed=1)
+
+
+def test_training_progress_bar_follows_train_callback():
+    fig = plt.figure()
+    progress = bmlab.panel.TrainingProgress()
+
+    def update(n):
+        progress.start(n)
+        seen = []
+        for t in range(1, n + 1):
+            progress.callback(t)
+            seen.append(progress.bar.value)
+        progress.finish()
+        return f"{seen[n // 2 - 1]}"
+
+    panel = bmlab.Panel(fig, {"n": widgets.IntSlider(value=200, min=10, max=500)}, update,
+                        training=True, progress=progress)
+    assert panel.progress is progress.bar and progress.bar in panel.widget.children
+    panel.set(n=200)
+    assert panel.last_status == "100"  # halfway through, the bar shows 100 of 200
+    assert progress.bar.value == progress.bar.max == 200
+    assert progress.bar.bar_style == "success"

@@ -19,7 +19,7 @@ from .. import data as D
 from ..exact import codes_to_states
 from ..hidden import HiddenMachine, empirical_distribution
 from ..learning import train
-from ..panel import Panel
+from ..panel import Panel, TrainingProgress
 from ..plotting import GRAY, NAVY, ORANGE
 from . import ALL_PANELS
 
@@ -117,8 +117,7 @@ def hidden_training_panel(
     ax_kl.set_title("KL(p_data‖p_model), nats", fontsize=9)
     fig.tight_layout()
 
-    progress = widgets.IntProgress(value=0, min=0, max=1, description="training",
-                                   bar_style="info", **wide)
+    progress = TrainingProgress()
     state = {"panel": None, "last_frame": 0.0}
 
     def draw_bars(n_visible, p_data, p_model):
@@ -148,14 +147,14 @@ def hidden_training_panel(
         live = _in_kernel() and state["panel"] is not None
         start = time.perf_counter()
         state["last_frame"] = start
-        progress.max = int(steps)
-        progress.value = 0
-        progress.bar_style = "info"
+        progress.start(int(steps))
         every = max(1, int(steps) // 60)
+        done = {"updates": 0}
 
         def tick(params):
             kl = kl_metric(params)
-            progress.value = min(progress.max, progress.value + every)
+            progress.callback(done["updates"])
+            done["updates"] += every
             now = time.perf_counter()
             if live and now - state["last_frame"] > _FRAME_SECONDS:
                 state["last_frame"] = now
@@ -174,8 +173,7 @@ def hidden_training_panel(
                        metrics={"kl": tick}, record_every=every, rng=rng,
                        progress_bar=False)  # the panel has its own bar
         seconds = time.perf_counter() - start
-        progress.value = progress.max
-        progress.bar_style = "success"
+        progress.finish()
         p_model = m.prob_visible(result.params)
         kl = kl_metric(result.params)
         draw_bars(nv, p_data, p_model)
@@ -202,13 +200,10 @@ def hidden_training_panel(
             f"{note}. ({2 ** m.n_units} joint states, {seconds:.2f} s)"
         )
 
-    panel = Panel(fig, controls, update, training=True,
+    panel = Panel(fig, controls, update, training=True, progress=progress,
                   title="Training with hidden units, exactly (Section 5.6, Figure 5.4)")
     state["panel"] = panel
-    panel.progress = progress
     panel.result = None
-    children = list(panel.widget.children)
-    panel.widget.children = (*children[:-1], progress, children[-1])
     return panel
 
 

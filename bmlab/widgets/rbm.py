@@ -16,7 +16,7 @@ import numpy as np
 
 from ..data import bars_and_stripes, max_log_likelihood
 from ..learning import train
-from ..panel import Panel
+from ..panel import Panel, TrainingProgress
 from ..plotting import GRAY, NAVY, ORANGE
 from ..rbm import RBM, make_estimator
 from . import ALL_PANELS
@@ -123,8 +123,7 @@ def rbm_training_panel(algorithm: str = "CD-k", k: int = 1, lr: float = 0.3,
     s_title = ax_s.set_title("", fontsize=9)
     fig.tight_layout()
 
-    progress = widgets.IntProgress(value=0, min=0, max=1, description="training",
-                                   bar_style="info", **_WIDE)
+    progress = TrainingProgress()
     state = {"panel": None}
 
     def update(algorithm, k, lr, n_hidden, weight_decay, steps, seed):
@@ -132,19 +131,13 @@ def rbm_training_panel(algorithm: str = "CD-k", k: int = 1, lr: float = 0.3,
         init = RBM.random(data.shape[1], int(n_hidden), rng=rng, data=data)
         name = {"CD-k": "cd", "PCD-k": "pcd", "exact": "exact"}[algorithm]
         est = make_estimator(name, data, k=int(k))
-        progress.max, progress.value, progress.bar_style = int(steps), 0, "info"
-
-        def tick(n_updates, params):
-            if n_updates % 50 == 0:
-                progress.value = n_updates
-            return False
-
+        progress.start(int(steps))
         result = train(init.params, est, n_steps=int(steps), lr=float(lr),
                        weight_decay=float(weight_decay), decay_keys=("W",),
                        metrics={"ll": lambda p: RBM.from_params(p).mean_log_likelihood(data)},
-                       record_every=max(1, int(steps) // 100), rng=rng, callback=tick,
+                       record_every=max(1, int(steps) // 100), rng=rng, callback=progress.callback,
                        progress_bar=False, max_abs=_MAX_ABS, on_nonfinite="stop")
-        progress.value, progress.bar_style = progress.max, "success"
+        progress.finish()
         steps_rec, ll = result.history["step"], result.history["ll"]
         ll_line.set_data(steps_rec, ll)
         ax_ll.set_xlim(0, max(1, int(steps_rec[-1])))
@@ -164,13 +157,10 @@ def rbm_training_panel(algorithm: str = "CD-k", k: int = 1, lr: float = 0.3,
         return (f"{label}: final log-likelihood {float(ll[-1]):.3f} nats "
                 f"(peak {float(ll.max()):.3f}, optimum {best:.3f}).{stopped}")
 
-    panel = Panel(fig, controls, update, training=True,
+    panel = Panel(fig, controls, update, training=True, progress=progress,
                   title="Contrastive divergence on 3x3 bars and stripes, judged exactly")
     state["panel"] = panel
-    panel.progress = progress
     panel.result = None
-    children = list(panel.widget.children)
-    panel.widget.children = (*children[:-1], progress, children[-1])
     return panel
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..data import letters_3x3, noisy_copies
 from ..learning import train
-from ..panel import Panel
+from ..panel import Panel, TrainingProgress
 from ..plotting import GRAY, NAVY, ORANGE
 from ..visible import (
     ExactGradient,
@@ -102,22 +102,17 @@ def training_panel(S=None, *, n_chains: int = 100, seed: int = 0) -> Panel:
                                       value="exact", description="negative phase"),
         "k": widgets.IntSlider(value=1, min=1, max=10, description="sweeps k"),
     }
-    bar = widgets.IntProgress(value=0, min=0, max=1, description="progress")
+    progress = TrainingProgress()
 
     def update(lr, n_steps, estimator, k):
         est = make_estimator(estimator, S, n_chains=n_chains, k=k)
-        bar.max, bar.value = n_steps, 0
+        progress.start(n_steps)
         every = max(1, n_steps // 100)
-
-        def tick(t, _params):
-            if t % every == 0 or t == n_steps:
-                bar.value = t
-
         res = train(zero_params(n), est, n_steps=n_steps, lr=lr, metrics={
             "L": lambda p: log_likelihood(p, S)}, record_every=every,
             rng=np.random.default_rng(seed), on_nonfinite="stop", max_abs=MAX_ABS_PARAM,
-            callback=tick, progress_bar=False)
-        bar.value = n_steps
+            callback=progress.callback, progress_bar=False)
+        progress.finish()
         steps, L = res.history["step"], res.history["L"]
         curve.set_data(steps, L)
         ax_l.set_xlim(0, max(n_steps, 1))
@@ -142,13 +137,8 @@ def training_panel(S=None, *, n_chains: int = 100, seed: int = 0) -> Panel:
         return (f"{_LABELS[estimator]}: L = {L_end:.3f} after {res.n_updates} updates "
                 f"(maximum {L_best:.3f}); largest moment mismatch {mismatch:.3f}{note}")
 
-    panel = Panel(fig, controls, update, title="Maximum-likelihood training (Eq. 5.4)",
-                  training=True)
-    children = list(panel.widget.children)
-    children.insert(len(children) - 1, bar)
-    panel.widget.children = tuple(children)
-    panel.progress = bar
-    return panel
+    return Panel(fig, controls, update, title="Maximum-likelihood training (Eq. 5.4)",
+                 training=True, progress=progress)
 
 
 ALL_PANELS["ml_training"] = training_panel
