@@ -18,7 +18,12 @@ from bmlab.results import save_results
 SEED = 2
 N_BMLAB = list(range(10, 31))
 N_NAIVE = list(range(10, 21))
-SOURCES = ["bmlab/exact.py", "bmlab/ledger.py", "benchmarks/record_log_partition_timings.py"]
+SOURCES = [
+    "bmlab/_parallel.py",
+    "bmlab/exact.py",
+    "bmlab/ledger.py",
+    "benchmarks/record_log_partition_timings.py",
+]
 
 
 def _repeat(n: int) -> int:
