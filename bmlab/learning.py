@@ -30,6 +30,7 @@ silent in tests and recorded notebook outputs.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -306,8 +307,26 @@ def train(
             raise ValueError(f"metric name {name!r} is reserved")
     rng = check_rng(rng)
     keys = sorted(params)
-    theta = {k: check_finite(params[k], f"params[{k!r}]").copy() for k in keys}
-    velocity = {k: np.zeros_like(v) for k, v in theta.items()}
+    start_values = {k: check_finite(params[k], f"params[{k!r}]") for k in keys}
+    # All parameters live in one flat vector (sorted-key order) and ``theta`` holds views of
+    # it, so an update is a few whole-vector operations instead of a few per array. Two such
+    # vectors alternate: the update is written into the other one, which becomes ``theta``
+    # only if it is finite (the last good parameters survive a divergence).
+    slots, offset = [], 0
+    for k in keys:
+        size = start_values[k].size
+        slots.append((k, offset, offset + size, start_values[k].shape))
+        offset += size
+
+    def views(flat):
+        return {k: flat[lo:hi].reshape(shape) for k, lo, hi, shape in slots}
+
+    flats = [np.concatenate([start_values[k] for k in keys], axis=None)]
+    flats.append(np.empty_like(flats[0]))
+    flat_views = [views(flats[0]), views(flats[1])]
+    slot = 0  # index of the vector holding theta
+    theta_flat, theta = flats[0], flat_views[0]
+    velocity = np.zeros_like(theta_flat)
     has_coords = callable(getattr(estimator, "pack", None)) and callable(
         getattr(estimator, "unpack", None)
     )
@@ -324,15 +343,27 @@ def train(
         else:
             objective = estimator.objective
     history = History()
+    recording = record_every  # steps with step % record_every == 0 are recorded
 
-    def ascent(current):
-        grads = estimator(current, rng)
-        _check_grads(grads, current)
-        grads = {k: np.asarray(grads[k], dtype=float) for k in keys}
+    def ascent(at, validate):
+        """The ascent direction at ``at`` (weight decay included).
+
+        The estimator's dict is validated (keys, shapes) and converted to float arrays on the
+        first step (step 0 is always recorded) and on recording steps; in between the loop
+        trusts an estimator that returned float64 arrays (at small batch sizes these checks
+        would cost more than the estimate itself).
+        """
+        nonlocal convert
+        grads = estimator(at, rng)
+        if validate or convert:
+            _check_grads(grads, at)
+            raw, grads = grads, {k: np.asarray(grads[k], dtype=float) for k in keys}
+            convert = any(grads[k] is not raw[k] for k in keys)
         if weight_decay:
+            grads = dict(grads)
             with np.errstate(over="ignore"):
                 for k in decayed:
-                    grads[k] = grads[k] - weight_decay * current[k]
+                    grads[k] = grads[k] - weight_decay * at[k]
         return grads
 
     def norm(grads):
@@ -341,22 +372,26 @@ def train(
     def evaluate(step, gnorm):
         history.record(step, grad_norm=gnorm, **{n: f(theta) for n, f in metrics.items()})
 
-    def bad(values):
-        if not all(np.all(np.isfinite(v)) for v in values.values()):
+    def bad(flat):
+        """``"nonfinite"``, ``"diverged"`` or None for a candidate parameter vector."""
+        if not np.all(np.isfinite(flat)):
             return "nonfinite"
-        if max_abs is not None and any(np.any(np.abs(v) > max_abs) for v in values.values()):
+        if max_abs is not None and np.max(np.abs(flat)) > max_abs:
             return "diverged"
         return None
 
+    convert = True  # stays True for estimators that do not return float64 ndarrays
     stop_reason = "n_steps"
     n_updates = 0
     gnorm = None  # norm of the ascent direction at the current ``theta``, once known
+    grads = None  # ascent direction at the current ``theta``, once known
     bar = progress(range(n_steps), total=n_steps, desc=desc) if progress_bar else range(n_steps)
     try:
         for step in bar:
-            grads = ascent(theta)
-            gnorm = norm(grads)
-            if step % record_every == 0:
+            record = step % recording == 0
+            grads = ascent(theta, record)
+            gnorm = norm(grads) if (record or stop_grad_norm is not None) else None
+            if record:
                 evaluate(step, gnorm)
             if stop_grad_norm is not None and gnorm < stop_grad_norm:
                 stop_reason = "grad_norm"
@@ -378,12 +413,20 @@ def train(
                 if objective is not None:
                     delta = _backtrack(objective, theta, delta, keys)
             else:
-                with np.errstate(over="ignore"):
-                    delta = {k: lr * grads[k] for k in keys}
+                delta = grads
             with np.errstate(all="ignore"):
-                new_velocity = {k: momentum * velocity[k] + delta[k] for k in keys}
-                new_theta = {k: theta[k] + new_velocity[k] for k in keys}
-            problem = bad(new_theta)
+                step_flat = np.concatenate([delta[k] for k in keys], axis=None)
+                if optimizer == "sgd":
+                    step_flat *= lr
+                # classical momentum; with momentum 0 the velocity term is exactly 0
+                if momentum:
+                    step_flat = momentum * velocity + step_flat
+                new_flat = np.add(theta_flat, step_flat, out=flats[1 - slot])
+                # one reduction when all is well: inf / nan propagate into the sum (which
+                # may also overflow for huge finite entries -- then look closer)
+                problem = None
+                if max_abs is not None or not math.isfinite(np.add.reduce(new_flat)):
+                    problem = bad(new_flat)
             if problem is not None:
                 if on_nonfinite == "raise":
                     what = "non-finite" if problem == "nonfinite" else f"larger than {max_abs}"
@@ -393,9 +436,10 @@ def train(
                     )
                 stop_reason = problem
                 break
-            theta, velocity = new_theta, new_velocity
+            slot = 1 - slot
+            theta_flat, theta, velocity = new_flat, flat_views[slot], step_flat
             n_updates += 1
-            gnorm = None
+            gnorm = grads = None
             if callback is not None and callback(n_updates, theta):
                 stop_reason = "callback"
                 break
@@ -404,6 +448,6 @@ def train(
             bar.close()
     if not history.steps or history.steps[-1] != n_updates:
         if gnorm is None:
-            gnorm = norm(ascent(theta))
+            gnorm = norm(grads if grads is not None else ascent(theta, True))
         evaluate(n_updates, gnorm)
     return TrainResult(params=theta, history=history, n_updates=n_updates, stop_reason=stop_reason)

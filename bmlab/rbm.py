@@ -506,21 +506,6 @@ def _reconstruction_error(V, W, a, b):
     return np.mean((V - R) ** 2)
 
 
-def _cd_statistics(V_pos, V_neg, W, b):
-    """Gradient from clamped rows V_pos (m, n_v) and chain ends V_neg (c, n_v).
-
-    Both phases in one pass: stack the rows, weight them +1/m (clamped) and -1/c (model),
-    and take one matrix product for W and one for each bias.
-    """
-    m, c = V_pos.shape[0], V_neg.shape[0]
-    S = np.concatenate([V_pos, V_neg])
-    w = np.empty(m + c)
-    w[:m], w[m:] = 1.0 / m, -1.0 / c
-    P = expit(S @ W + b)
-    P *= w[:, None]
-    return {"W": S.T @ P, "a": w @ S, "b": P.sum(axis=0)}
-
-
 # ---------------------------------------------------------------------- estimators
 def _check_params(params, n_visible):
     try:
@@ -545,8 +530,20 @@ class _Estimator:
         m = self.data.shape[0]
         self.batch_size = m if batch_size is None else check_positive_int(
             batch_size, "batch_size", maximum=m)
-        self._order = None
+        self._shuffled = None  # the data rows in this epoch's order
         self._pos = 0
+
+    def _next_rows(self, rng) -> np.ndarray:
+        """The next minibatch as a read-only view (no copy); see :meth:`batch`."""
+        m = self.data.shape[0]
+        if self.batch_size == m:
+            return self.data
+        if self._shuffled is None or self._pos + self.batch_size > m:
+            self._shuffled = self.data[rng.permutation(m)]
+            self._pos = 0
+        start = self._pos
+        self._pos += self.batch_size
+        return self._shuffled[start : self._pos]
 
     def batch(self, rng) -> np.ndarray:
         """The next minibatch, shape (batch_size, n_visible).
@@ -554,15 +551,8 @@ class _Estimator:
         Full batch when ``batch_size`` is the number of rows; otherwise the rows are shuffled
         with ``rng`` at the start of every epoch and consumed in order.
         """
-        m = self.data.shape[0]
-        if self.batch_size == m:
-            return self.data
-        if self._order is None or self._pos + self.batch_size > m:
-            self._order = rng.permutation(m)
-            self._pos = 0
-        idx = self._order[self._pos : self._pos + self.batch_size]
-        self._pos += self.batch_size
-        return self.data[idx]
+        rows = self._next_rows(rng)
+        return rows if rows is self.data else rows.copy()
 
 
 class ExactGradient(_Estimator):
@@ -587,7 +577,76 @@ class ExactGradient(_Estimator):
         return _exact_gradient(self.batch(rng), W, a, b)
 
 
-class ContrastiveDivergence(_Estimator):
+class _Chains(_Estimator):
+    """The CD / PCD hot path, fused for small batches where numpy's per-call cost dominates.
+
+    Per update: one draw of all the uniforms the k Gibbs steps need (the same numbers, in the
+    same order, as k pairs of draws of hidden and visible uniforms), the chain states kept in
+    the rows of one preallocated matrix ``S = [clamped batch; chain states]``, and the
+    gradient from one pass over ``S``: rows weighted +1/m (clamped) and -1/c (model),
+
+        grad W = S^T (P * w),   grad a = w S,   grad b = sum of the rows of P * w,
+
+    with ``P = expit(S W + b)``. Buffers are rebuilt when the number of hidden units changes.
+    """
+
+    _n_chain_rows: int  # rows of S after the batch
+    _bufs = None
+    _bufs_hidden = 0  # n_hidden the buffers were built for
+
+    def _buffers(self, n_hidden):
+        """(S, P, Ph, Pv, U, steps, w, w[:, None]) for ``n_hidden`` hidden units."""
+        if self._bufs is not None and self._bufs_hidden == n_hidden:
+            return self._bufs
+        m, c, n_v, k = self.batch_size, self._n_chain_rows, self.n_visible, self.k
+        S = np.zeros((m + c, n_v))
+        if self._bufs is not None:  # keep the chain states when the hidden layer changes
+            S[m:] = self._bufs[0][m:]
+        w = np.empty(m + c)
+        w[:m], w[m:] = 1.0 / m, -1.0 / c
+        per_step = c * (n_hidden + n_v)
+        U = np.empty(k * per_step)
+        steps = tuple(
+            (U[t * per_step : t * per_step + c * n_hidden].reshape(c, n_hidden),
+             U[t * per_step + c * n_hidden : (t + 1) * per_step].reshape(c, n_v))
+            for t in range(k))
+        self._bufs = (S, np.empty((m + c, n_hidden)), np.empty((c, n_hidden)),
+                      np.empty((c, n_v)), U, steps, w, w[:, None].copy())
+        self._bufs_hidden = n_hidden
+        self._full_copied = False
+        return self._bufs
+
+    def _estimate(self, W, a, b, rng, V, start_at_batch):
+        """Run the chains (k steps) and return the gradient; ``V`` is this update's batch."""
+        S, P, Ph, Pv, U, steps, w, wcol = self._buffers(W.shape[1])
+        m = self.batch_size
+        if V is not self.data:
+            S[:m] = V
+        elif not self._full_copied:  # full batch: the clamped rows never change
+            S[:m] = V
+            self._full_copied = True
+        chain = S[m:]
+        rng.random(out=U)  # all uniforms of the k steps, in the order they are used
+        src = S[:m] if start_at_batch else chain
+        WT = W.T
+        for Uh, Uv in steps:
+            np.matmul(src, W, out=Ph)
+            Ph += b
+            expit(Ph, out=Ph)
+            np.less(Uh, Ph, out=Ph)  # sampled hidden states, {0,1} floats
+            np.matmul(Ph, WT, out=Pv)
+            Pv += a
+            expit(Pv, out=Pv)
+            np.less(Uv, Pv, out=chain)  # sampled visible states
+            src = chain
+        np.matmul(S, W, out=P)
+        P += b
+        expit(P, out=P)
+        P *= wcol
+        return {"W": np.matmul(S.T, P), "a": np.matmul(w, S), "b": np.add.reduce(P, 0)}
+
+
+class ContrastiveDivergence(_Chains):
     """CD-k: k block-Gibbs steps started at the data batch (Hinton 2002).
 
     Parameters
@@ -607,15 +666,14 @@ class ContrastiveDivergence(_Estimator):
     def __init__(self, data, k: int = 1, *, batch_size=None):
         super().__init__(data, batch_size=batch_size)
         self.k = check_positive_int(k, "k")
+        self._n_chain_rows = self.batch_size
 
     def __call__(self, params, rng):
         W, a, b = _check_params(params, self.n_visible)
-        V = self.batch(rng)
-        Vk, _ = _gibbs(V, self.k, W, a, b, rng)
-        return _cd_statistics(V, Vk, W, b)
+        return self._estimate(W, a, b, rng, self._next_rows(rng), True)
 
 
-class PersistentCD(_Estimator):
+class PersistentCD(_Chains):
     """PCD-k (persistent contrastive divergence, Tieleman 2008).
 
     Parameters
@@ -633,7 +691,8 @@ class PersistentCD(_Estimator):
     The chains are created at the first call from ``n_chains`` data rows drawn with the rng
     and then only ever continue: each update advances them by ``k`` block-Gibbs steps under
     the current parameters. Statistics as in :class:`ContrastiveDivergence`.
-    ``self.chains`` (n_chains, n_visible) holds the current states.
+    ``self.chains`` (n_chains, n_visible) holds (a copy of) the current states, ``None``
+    before the first call; assigning an array of that shape sets them.
     """
 
     def __init__(self, data, k: int = 1, *, n_chains=None, batch_size=None):
@@ -641,15 +700,34 @@ class PersistentCD(_Estimator):
         self.k = check_positive_int(k, "k")
         self.n_chains = self.batch_size if n_chains is None else check_positive_int(
             n_chains, "n_chains")
-        self.chains = None
+        self._n_chain_rows = self.n_chains
+        self._started = False
+
+    @property
+    def chains(self):
+        if not self._started:
+            return None
+        return self._bufs[0][self.batch_size :].copy()
+
+    @chains.setter
+    def chains(self, value):
+        if value is None:
+            self._started = False
+            return
+        value = np.atleast_2d(check_binary(value, self.n_visible, "chains"))
+        if value.shape[0] != self.n_chains:
+            raise ValueError(f"chains must have shape ({self.n_chains}, {self.n_visible}), "
+                             f"got {value.shape}")
+        S = (self._bufs or self._buffers(1))[0]
+        S[self.batch_size :] = value
+        self._started = True
 
     def __call__(self, params, rng):
         W, a, b = _check_params(params, self.n_visible)
-        V = self.batch(rng)
-        if self.chains is None:
+        V = self._next_rows(rng)
+        if not self._started:
             self.chains = self.data[rng.integers(0, self.data.shape[0], self.n_chains)]
-        self.chains, _ = _gibbs(self.chains, self.k, W, a, b, rng)
-        return _cd_statistics(V, self.chains, W, b)
+        return self._estimate(W, a, b, rng, V, False)
 
 
 def make_estimator(algorithm: str, data, *, k: int = 1, batch_size=None, n_chains=None):
