@@ -57,8 +57,9 @@ def fit_bmlab(V, epochs, seed, *, lr=LR, momentum=0.0, log_odds=False):
     est = PersistentCD(V, k=1, batch_size=BATCH)
     n_steps = epochs * (V.shape[0] // BATCH)
     start = time.perf_counter()
+    # no progress bar: sklearn (verbose=0) draws none either, so both sides time the same work
     res = train(rbm.params, est, n_steps=n_steps, lr=lr, momentum=momentum, rng=rng,
-                record_every=n_steps)
+                record_every=n_steps, progress_bar=False)
     elapsed = time.perf_counter() - start
     return RBM.from_params(res.params), elapsed
 

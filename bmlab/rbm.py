@@ -582,7 +582,8 @@ class _Chains(_Estimator):
 
     Per update: one draw of all the uniforms the k Gibbs steps need (the same numbers, in the
     same order, as k pairs of draws of hidden and visible uniforms), the chain states kept in
-    the rows of one preallocated matrix ``S = [clamped batch; chain states]``, and the
+    the rows of one preallocated matrix ``S = [clamped batch; chain states]``, products
+    written into preallocated buffers (``np.dot(..., out=)``, ``expit(..., out=)``), and the
     gradient from one pass over ``S``: rows weighted +1/m (clamped) and -1/c (model),
 
         grad W = S^T (P * w),   grad a = w S,   grad b = sum of the rows of P * w,
@@ -618,6 +619,8 @@ class _Chains(_Estimator):
 
     def _estimate(self, W, a, b, rng, V, start_at_batch):
         """Run the chains (k steps) and return the gradient; ``V`` is this update's batch."""
+        if W.dtype != np.float64 or a.dtype != np.float64 or b.dtype != np.float64:
+            W, a, b = (np.asarray(x, dtype=float) for x in (W, a, b))
         S, P, Ph, Pv, U, steps, w, wcol = self._buffers(W.shape[1])
         m = self.batch_size
         if V is not self.data:
@@ -630,20 +633,20 @@ class _Chains(_Estimator):
         src = S[:m] if start_at_batch else chain
         WT = W.T
         for Uh, Uv in steps:
-            np.matmul(src, W, out=Ph)
+            np.dot(src, W, out=Ph)
             Ph += b
             expit(Ph, out=Ph)
             np.less(Uh, Ph, out=Ph)  # sampled hidden states, {0,1} floats
-            np.matmul(Ph, WT, out=Pv)
+            np.dot(Ph, WT, out=Pv)
             Pv += a
             expit(Pv, out=Pv)
             np.less(Uv, Pv, out=chain)  # sampled visible states
             src = chain
-        np.matmul(S, W, out=P)
+        np.dot(S, W, out=P)
         P += b
         expit(P, out=P)
         P *= wcol
-        return {"W": np.matmul(S.T, P), "a": np.matmul(w, S), "b": np.add.reduce(P, 0)}
+        return {"W": np.dot(S.T, P), "a": np.dot(w, S), "b": np.add.reduce(P, 0)}
 
 
 class ContrastiveDivergence(_Chains):

@@ -281,3 +281,47 @@ def test_progress_bar_false_is_silent_even_when_enabled(monkeypatch, capsys):
     train(start(), Quadratic(), n_steps=20, lr=0.1, progress_bar=False)
     out = capsys.readouterr()
     assert out.out == "" and out.err == ""
+
+
+def test_huge_finite_parameters_are_not_mistaken_for_overflow():
+    """The one-reduction finiteness check may overflow on huge finite entries; the loop then
+    looks closer instead of stopping."""
+    big = {"W": np.full(4, 1e308)}
+    res = train(big, lambda p, r: {"W": np.zeros(4)}, n_steps=3, lr=0.1)
+    assert res.stop_reason == "n_steps" and res.n_updates == 3
+    np.testing.assert_array_equal(res.params["W"], big["W"])
+
+
+def test_estimators_returning_lists_are_converted_at_every_step():
+    res = train(start(), lambda p, r: {"W": [1.0, 2.0], "b": [0.5]}, n_steps=5, lr=0.1,
+                record_every=10)
+    np.testing.assert_allclose(res.params["W"], [0.5, 1.0])
+    np.testing.assert_allclose(res.params["b"], [0.25])
+
+
+class Replay:
+    """An estimator returning prescribed gradients in turn."""
+
+    def __init__(self, grads):
+        self.grads = iter(grads)
+
+    def __call__(self, params, rng):
+        return next(self.grads)
+
+
+def test_sgd_arithmetic_is_theta_plus_lr_times_gradient_exactly():
+    """The flat update reproduces the per-array arithmetic bit for bit (notebook outputs
+    depend on it)."""
+    rng = np.random.default_rng(3)
+    grads = [{"W": rng.normal(size=(3, 2)), "b": rng.normal(size=2)} for _ in range(6)]
+    for momentum in (0.0, 0.7):
+        res = train({"W": np.ones((3, 2)), "b": np.zeros(2)}, Replay(grads),
+                    n_steps=5, lr=0.3, momentum=momentum, weight_decay=0.01, decay_keys="W")
+        theta = {"W": np.ones((3, 2)), "b": np.zeros(2)}
+        vel = {k: np.zeros_like(v) for k, v in theta.items()}
+        for g in grads[:5]:
+            g = dict(g, W=g["W"] - 0.01 * theta["W"])
+            vel = {k: momentum * vel[k] + 0.3 * g[k] for k in theta}
+            theta = {k: theta[k] + vel[k] for k in theta}
+        for k in theta:
+            np.testing.assert_array_equal(res.params[k], theta[k])

@@ -278,3 +278,68 @@ def test_log_partition_64x20_fast_and_exact():
     assert zero.log_partition() == pytest.approx(closed, abs=1e-9)
     assert np.isfinite(logZ)
     assert elapsed < 6.0  # 3 s target on an idle 2-core machine; slack for shared CI
+
+
+def _reference_estimate(est, params, rng, persistent_state):
+    """The estimators written plainly: a draw per Gibbs half-step, then the statistics."""
+    from scipy.special import expit
+
+    W, a, b = params["W"], params["a"], params["b"]
+    V = est.batch(rng)
+    if persistent_state is None:
+        chain = V
+    else:
+        if persistent_state[0] is None:
+            persistent_state[0] = est.data[rng.integers(0, est.data.shape[0], est.n_chains)]
+        chain = persistent_state[0]
+    for _ in range(est.k):
+        H = (rng.random((chain.shape[0], W.shape[1])) < expit(chain @ W + b)).astype(float)
+        chain = (rng.random((chain.shape[0], W.shape[0])) < expit(H @ W.T + a)).astype(float)
+    if persistent_state is not None:
+        persistent_state[0] = chain
+    m, c = V.shape[0], chain.shape[0]
+    S = np.concatenate([V, chain])
+    w = np.concatenate([np.full(m, 1.0 / m), np.full(c, -1.0 / c)])
+    P = expit(S @ W + b) * w[:, None]
+    return {"W": S.T @ P, "a": w @ S, "b": P.sum(axis=0)}
+
+
+@pytest.mark.parametrize("kind,k,batch,chains", [("cd", 1, 3, None), ("cd", 3, None, None),
+                                                 ("pcd", 1, 4, None), ("pcd", 2, 3, 7)])
+def test_fused_estimators_match_the_plain_algorithm(kind, k, batch, chains):
+    """The buffered hot path draws the same random numbers in the same order and gives the
+    same estimates (to rounding) as the plain per-step code, over several updates."""
+    data = bits(4)[[0, 3, 5, 6, 9, 10, 12, 15]]
+    rbm = make(4, 3, seed=2)
+    if kind == "cd":
+        fast = ContrastiveDivergence(data, k, batch_size=batch)
+        plain, state = ContrastiveDivergence(data, k, batch_size=batch), None
+    else:
+        fast = PersistentCD(data, k, batch_size=batch, n_chains=chains)
+        plain, state = PersistentCD(data, k, batch_size=batch, n_chains=chains), [None]
+    r1, r2 = np.random.default_rng(4), np.random.default_rng(4)
+    for _ in range(12):
+        g = fast(rbm.params, r1)
+        ref = _reference_estimate(plain, rbm.params, r2, state)
+        for key in "Wab":
+            np.testing.assert_allclose(g[key], ref[key], rtol=1e-13, atol=1e-15)
+    assert r1.random() == r2.random()  # same number of draws
+    if kind == "pcd":
+        np.testing.assert_array_equal(fast.chains, state[0])
+
+
+def test_pcd_chains_attribute():
+    data = bits(3)
+    pcd = PersistentCD(data, k=1, n_chains=5)
+    assert pcd.chains is None
+    rng = np.random.default_rng(0)
+    pcd(make(3, 2).params, rng)
+    assert pcd.chains.shape == (5, 3) and set(np.unique(pcd.chains)) <= {0.0, 1.0}
+    pcd.chains = np.ones((5, 3))
+    np.testing.assert_array_equal(pcd.chains, np.ones((5, 3)))
+    pcd(make(3, 4).params, rng)  # another hidden layer size: buffers rebuilt, chains kept going
+    assert pcd.chains.shape == (5, 3)
+    with pytest.raises(ValueError, match="chains must have shape"):
+        pcd.chains = np.ones((4, 3))
+    pcd.chains = None
+    assert pcd.chains is None
