@@ -21,7 +21,7 @@ help:
 	@echo "make notebooks     re-execute every notebook in place (clean, reproducible outputs)"
 	@echo "make figures       regenerate recorded results (benchmarks/) and figures"
 	@echo "make benchmarks    run the speed benchmarks and print their tables"
-	@echo "make present       serve the widget dashboards for projection (Voila)"
+	@echo "make present       serve the widget dashboards (dashboards/) for projection with Voila"
 	@echo "make lock          re-resolve requirements.lock and environment.yml (needs network)"
 
 venv: $(STAMP)
@@ -62,7 +62,8 @@ benchmarks: $(STAMP)
 	$(PY) benchmarks/bench_log_partition.py
 
 present: $(STAMP)
-	$(VENV)/bin/voila --no-browser --Voila.ip=127.0.0.1 --port=$(PORT) notebooks/
+	@echo "Open http://127.0.0.1:$(PORT)/ and pick a dashboard (one per notebook)."
+	$(VENV)/bin/voila --no-browser --Voila.ip=127.0.0.1 --port=$(PORT) dashboards/
 
 lock:
 	$(PY) -m pip install --quiet uv
