@@ -158,10 +158,11 @@ class Server:
         self._log.close()
 
 
-def copy_tree(src: Path, dst: Path) -> Path:
+def copy_tree(src: Path, dst: Path, ignore: tuple[str, ...] = ()) -> Path:
     """Copy a folder of notebooks to serve, so that nothing in the repository can change."""
     shutil.copytree(
-        src, dst, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
+        src, dst,
+        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__", *ignore),
     )
     return dst
 
