@@ -1,12 +1,13 @@
 """Fuzz every live panel from Python: random settings within each control's range.
 
 For every builder in ``bmlab.widgets.ALL_PANELS``: about 200 settings for a panel that redraws
-on every slider move, a few for a training panel (they train for seconds), always including all
-controls at their minimum, all at their maximum, and each control alone at each extreme
-(beta at its maximum, couplings at their limits, k = 1 and its maximum). After each setting:
-no exception (the panel turns one into ``last_error``), no NaN or inf in the status line or in
-any text of the figure, and no warning (the suite runs with warnings as errors; ``Panel``
-turns a warning inside ``update`` into ``last_error`` too).
+on every slider move, a few for a training panel (they train for seconds; the controls that
+set a run's length, such as ``steps``, stay at their minimum), always including all controls
+at their minimum, all at their maximum, and each control alone at each extreme (beta at its
+maximum, couplings at their limits, k = 1 and its maximum). After each setting: no exception
+(the panel turns one into ``last_error``), no NaN or inf in the status line or in any text of
+the figure, and no warning (the suite runs with warnings as errors; ``Panel`` turns a warning
+inside ``update`` into ``last_error`` too).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from bmlab.widgets import ALL_PANELS
 
 N_SETTINGS = 200
 N_TRAINING_SETTINGS = 4
+#: Training panels train briefly: controls that set a run's length stay at their minimum.
+RUN_LENGTH = re.compile(r"steps$|^epochs$|^n_updates$|^updates$|^n_sweeps$|^iterations$")
 NOT_FINITE = re.compile(r"\b(nan|inf)\b", re.IGNORECASE)
 PANELS = sorted(ALL_PANELS)
 
@@ -46,6 +49,10 @@ def test_panel_survives_random_settings(name):
     rng = np.random.default_rng(zlib.crc32(name.encode()))  # reproducible per panel
     n = N_TRAINING_SETTINGS if panel.training else N_SETTINGS
     for i, setting in enumerate(settings(panel.controls, n, rng)):
+        if panel.training:
+            for key, control in panel.controls.items():
+                if RUN_LENGTH.search(key) and hasattr(control, "min"):
+                    setting[key] = control.min
         panel.set(**setting)
         where = f"{name}, setting {i}: {setting}"
         assert panel.last_error is None, f"{where}\n-> {panel.last_error}"
