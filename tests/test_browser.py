@@ -74,7 +74,7 @@ def lab_server(tmp_path_factory):
         server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # one Playwright at a time: test_present.py starts its own
 def chromium():
     sync_playwright = bs.require_browser()
     with sync_playwright() as playwright:
