@@ -60,6 +60,7 @@ figures: $(STAMP)
 benchmarks: $(STAMP)
 	$(PY) benchmarks/bench_glauber.py
 	$(PY) benchmarks/bench_log_partition.py
+	$(PY) benchmarks/bench_widgets.py
 
 present: $(STAMP)
 	@echo "Open http://127.0.0.1:$(PORT)/ and pick a dashboard (one per notebook)."

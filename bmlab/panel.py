@@ -108,6 +108,7 @@ class Panel:
             [*header, widgets.HBox(boxes, layout=widgets.Layout(flex_flow="row wrap")),
              self.output, *bar, self.status]
         )
+        self.widget.add_class("bmlab-panel")  # a stable hook for the browser tests
 
     def _on_change(self, _change) -> None:
         if not self._quiet:
