@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import expit, logit
+from scipy.special import expit
 
 from ._checks import (
     check_beta,
@@ -188,38 +188,46 @@ def _initial_states(init, n: int, n_chains: int, rng: np.random.Generator) -> np
 def _run_sweeps(S, J, theta, beta, order, rng, n_sweeps, on_update=None, on_sweep=None):
     """Run ``n_sweeps`` sweeps of heat-bath updates on all chains, in place.
 
-    ``S`` is (N, n_chains). Spin k becomes +1 with probability sigma(2 beta h_k), i.e. when
-    u < sigma(2 beta h_k) for a uniform u, which is h_k > logit(u) / (2 beta). Thresholds
-    (and random sites) are drawn for blocks of sweeps at once, so each single-site update is
-    one dot product and one comparison over all chains. ``on_update`` is called after every
-    single-site update and ``on_sweep`` after every sweep, when given.
+    ``S`` is (N, n_chains). Spin k becomes +1 with probability sigma(2 beta h_k), i.e. when a
+    uniform u satisfies u < sigma(2 beta h_k), which is
+
+        exp(-2 beta h_k) < 1/u - 1 .
+
+    The right-hand sides (and the random sites) are drawn for blocks of sweeps at once, so a
+    single-site update is one dot product, one exp and one comparison over all chains; exp
+    overflow to inf gives the correct -1. ``on_update`` is called after every single-site
+    update and ``on_sweep`` after every sweep, when given.
     """
     n, n_chains = S.shape
     per_block = max(1, min(n_sweeps, _BLOCK_ELEMENTS // (n * n_chains)))
     chains = np.arange(n_chains)
+    Jb, tb = -2.0 * beta * J, -2.0 * beta * theta
     done = 0
-    while done < n_sweeps:
-        steps = n * min(per_block, n_sweeps - done)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            threshold = logit(rng.random((steps, n_chains))) / (2.0 * beta)  # beta=0: +-inf
-        if order == "sequential":
-            sites = np.arange(steps) % n
-            threshold -= theta[sites][:, None]
-        else:
-            sites = rng.integers(n, size=(steps, n_chains))
-            threshold -= theta[sites]
-        for t in range(steps):
-            k = sites[t]
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        while done < n_sweeps:
+            steps = n * min(per_block, n_sweeps - done)
+            threshold = rng.random((steps, n_chains))
+            np.reciprocal(threshold, out=threshold)
+            threshold -= 1.0
             if order == "sequential":
-                S[k] = np.where(J[k] @ S > threshold[t], 1.0, -1.0)
+                sites = np.arange(steps) % n
             else:
-                h = np.einsum("cj,jc->c", J[k], S)
-                S[k, chains] = np.where(h > threshold[t], 1.0, -1.0)
-            if on_update is not None:
-                on_update()
-            if on_sweep is not None and (t + 1) % n == 0:
-                on_sweep()
-        done += steps // n
+                sites = rng.integers(n, size=(steps, n_chains))
+            for t in range(steps):
+                k = sites[t]
+                if order == "sequential":
+                    e = Jb[k] @ S
+                    e += tb[k]
+                    np.exp(e, out=e)
+                    S[k] = np.where(e < threshold[t], 1.0, -1.0)
+                else:
+                    e = np.exp(np.einsum("cj,jc->c", Jb[k], S) + tb[k])
+                    S[k, chains] = np.where(e < threshold[t], 1.0, -1.0)
+                if on_update is not None:
+                    on_update()
+                if on_sweep is not None and (t + 1) % n == 0:
+                    on_sweep()
+            done += steps // n
 
 
 def _prepare(J, theta, beta, n_chains, n_sweeps, init, order, rng):

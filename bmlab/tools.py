@@ -56,7 +56,7 @@ def execute(paths: list[str]) -> None:
             [
                 sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
                 "--inplace", "--NotebookClient.record_timing=False",
-                "--ExecutePreprocessor.timeout=600",
+                "--ExecutePreprocessor.timeout=180",
                 "--ExecutePreprocessor.kernel_name=python3",
                 "--ClearMetadataPreprocessor.enabled=True",
                 "--ClearMetadataPreprocessor.preserve_nb_metadata_mask="
