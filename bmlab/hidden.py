@@ -401,9 +401,8 @@ class HiddenMachine:
         -------
         ndarray, shape (m,) or (2**n_visible,)
         """
-        J, theta = self.check_params(params)
         codes = self._visible_codes(V)
-        log_zv = _logsumexp(self._log_table(J, theta), axis=1)
+        log_zv = self.log_clamped_partition(params)
         logp = log_zv - _logsumexp(log_zv)
         return logp if codes is None else logp[codes]
 
