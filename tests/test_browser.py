@@ -74,17 +74,6 @@ def lab_server(tmp_path_factory):
         server.stop()
 
 
-@pytest.fixture(scope="module")  # one Playwright at a time: test_present.py starts its own
-def chromium():
-    sync_playwright = bs.require_browser()
-    with sync_playwright() as playwright:
-        browser = bs.launch_chromium(playwright)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
 def test_kernel_is_the_venvs(lab_server):
     """The notebooks run in this environment's Python, not some other kernel on the path."""
     specs = lab_server.get_json("/api/kernelspecs")

@@ -52,17 +52,6 @@ def voila_server(tmp_path_factory):
         server.stop()
 
 
-@pytest.fixture(scope="module")
-def chromium():
-    sync_playwright = bs.require_browser()
-    with sync_playwright() as playwright:
-        browser = bs.launch_chromium(playwright)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
 def test_dashboards_exist():
     assert DASHBOARDS, "dashboards/ has no notebook for make present"
 
