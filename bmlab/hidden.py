@@ -33,7 +33,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ._checks import check_finite, check_positive_int, check_rng
+from ._checks import _as_float_array, check_finite, check_positive_int, check_rng
 from .exact import codes_to_states, state_codes
 from .learning import TrainResult, train
 
@@ -84,12 +84,7 @@ def empirical_distribution(data, n_visible: int) -> np.ndarray:
 
 
 def _check_data(data, n_visible: int, name: str = "data") -> np.ndarray:
-    if isinstance(data, (str, bytes)) or data is None:
-        raise TypeError(f"{name} must be an array of ±1 strings, got {type(data).__name__}")
-    try:
-        V = np.asarray(data, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"{name} must be an array of ±1 numbers ({err})") from None
+    V = _as_float_array(data, name)
     if V.ndim == 1:
         V = V[None, :]
     if V.ndim != 2 or V.shape[1] != n_visible or V.shape[0] < 1:
