@@ -31,6 +31,7 @@ silent in tests and recorded notebook outputs.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -240,7 +241,8 @@ def train(
     optimizer : {"sgd", "newton"}
     metrics : dict of str -> callable, optional
         ``metric(params) -> float`` (or array), recorded at step 0, every ``record_every``
-        updates and after the last update (e.g. the exact average log-likelihood).
+        updates and after the last update (e.g. the exact average log-likelihood). Metrics
+        run with the caller's numpy floating-point error settings.
     record_every : int >= 1
     rng : numpy.random.Generator
         Passed to the estimator (sampling estimators need it).
@@ -256,6 +258,9 @@ def train(
         Treat any parameter with ``|value| > max_abs`` as divergence (see ``on_nonfinite``).
     callback : callable, optional
         ``callback(n_updates, params)`` after every update; returning True stops training.
+        The ``params`` dict that metrics and the callback receive holds views of the loop's
+        working buffers, valid only during the call: copy (``{k: v.copy() ...}``) what you
+        keep.
     progress_bar : bool
         False never shows the tqdm bar (live panels draw their own); True shows it unless
         ``BMLAB_PROGRESS=0``.
@@ -266,6 +271,14 @@ def train(
         ``params`` after training, the ``history`` (always containing ``"grad_norm"``: the
         norm of the ascent direction -- including weight decay -- at each recorded step),
         ``n_updates`` and ``stop_reason``. The last history entry is always the final state.
+
+    Notes
+    -----
+    The loop itself checks every update for non-finite or too large parameters (see
+    ``on_nonfinite``), so the estimator, the update and the callback run with numpy's
+    floating-point warnings off (``np.errstate(all="ignore")``, entered once per call: at
+    small batch sizes a per-update errstate costs about as much as a Gibbs step). Trouble
+    inside an estimator therefore surfaces as non-finite parameters, not as a warning.
     """
     n_steps = check_positive_int(n_steps, "n_steps")
     record_every = check_positive_int(record_every, "record_every")
@@ -361,16 +374,36 @@ def train(
             convert = any(grads[k] is not raw[k] for k in keys)
         if weight_decay:
             grads = dict(grads)
-            with np.errstate(over="ignore"):
-                for k in decayed:
-                    grads[k] = grads[k] - weight_decay * at[k]
+            for k in decayed:
+                grads[k] = grads[k] - weight_decay * at[k]
         return grads
 
     def norm(grads):
         return _stable_norm(pack(grads)) if has_coords else grad_norm(grads)
 
+    caller_errors = np.geterr()
+
     def evaluate(step, gnorm):
-        history.record(step, grad_norm=gnorm, **{n: f(theta) for n, f in metrics.items()})
+        with np.errstate(**caller_errors):
+            values = {n: f(theta) for n, f in metrics.items()}
+        history.record(step, grad_norm=gnorm, **values)
+
+    def newton_delta(grads):
+        """The (damped) Newton step at ``theta``, as a dict like ``params``."""
+        H = np.asarray(estimator.hessian(theta), dtype=float)
+        g = pack(grads)
+        if H.shape != (g.size, g.size):
+            raise ValueError(
+                f"estimator.hessian returned shape {H.shape}; expected "
+                f"({g.size}, {g.size}) for the {g.size} parameter coordinates"
+            )
+        if weight_decay:
+            mask = {k: np.full(np.shape(theta[k]), float(k in decayed)) for k in keys}
+            H = H - weight_decay * np.diag(pack(mask))
+        delta = unpack(-lr * np.linalg.lstsq(H, g, rcond=None)[0])
+        if objective is not None:
+            delta = _backtrack(objective, theta, delta, keys)
+        return delta
 
     def bad(flat):
         """``"nonfinite"``, ``"diverged"`` or None for a candidate parameter vector."""
@@ -383,40 +416,29 @@ def train(
     convert = True  # stays True for estimators that do not return float64 ndarrays
     stop_reason = "n_steps"
     n_updates = 0
+    newton = optimizer == "newton"
+    # the arrays of a gradient dict in flat (sorted-key) order, as a tuple
+    gather = operator.itemgetter(*keys) if len(keys) > 1 else (lambda d: (d[keys[0]],))
     gnorm = None  # norm of the ascent direction at the current ``theta``, once known
     grads = None  # ascent direction at the current ``theta``, once known
-    bar = progress(range(n_steps), total=n_steps, desc=desc) if progress_bar else range(n_steps)
-    try:
-        for step in bar:
-            record = step % recording == 0
-            grads = ascent(theta, record)
-            gnorm = norm(grads) if (record or stop_grad_norm is not None) else None
-            if record:
-                evaluate(step, gnorm)
-            if stop_grad_norm is not None and gnorm < stop_grad_norm:
-                stop_reason = "grad_norm"
-                break
-            if optimizer == "newton":
-                H = np.asarray(estimator.hessian(theta), dtype=float)
-                g = pack(grads)
-                if H.shape != (g.size, g.size):
-                    raise ValueError(
-                        f"estimator.hessian returned shape {H.shape}; expected "
-                        f"({g.size}, {g.size}) for the {g.size} parameter coordinates"
-                    )
-                if weight_decay:
-                    mask = {k: np.full(np.shape(theta[k]), float(k in decayed)) for k in keys}
-                    H = H - weight_decay * np.diag(pack(mask))
-                with np.errstate(all="ignore"):
-                    step_vec = -np.linalg.lstsq(H, g, rcond=None)[0]
-                    delta = unpack(lr * step_vec)
-                if objective is not None:
-                    delta = _backtrack(objective, theta, delta, keys)
-            else:
-                delta = grads
-            with np.errstate(all="ignore"):
-                step_flat = np.concatenate([delta[k] for k in keys], axis=None)
-                if optimizer == "sgd":
+    # see Notes: one errstate for the whole loop; metrics restore the caller's settings
+    with np.errstate(all="ignore"):
+        bar = progress(range(n_steps), total=n_steps, desc=desc) if progress_bar else range(
+            n_steps)
+        try:
+            for step in bar:
+                record = step % recording == 0
+                grads = ascent(theta, record)
+                gnorm = norm(grads) if (record or stop_grad_norm is not None) else None
+                if record:
+                    evaluate(step, gnorm)
+                if stop_grad_norm is not None and gnorm < stop_grad_norm:
+                    stop_reason = "grad_norm"
+                    break
+                if newton:
+                    step_flat = np.concatenate(gather(newton_delta(grads)), axis=None)
+                else:
+                    step_flat = np.concatenate(gather(grads), axis=None)
                     step_flat *= lr
                 # classical momentum; with momentum 0 the velocity term is exactly 0
                 if momentum:
@@ -427,27 +449,28 @@ def train(
                 problem = None
                 if max_abs is not None or not math.isfinite(np.add.reduce(new_flat)):
                     problem = bad(new_flat)
-            if problem is not None:
-                if on_nonfinite == "raise":
-                    what = "non-finite" if problem == "nonfinite" else f"larger than {max_abs}"
-                    raise FloatingPointError(
-                        f"parameters became {what} at update {n_updates + 1}; "
-                        f"lower lr (now {lr})"
-                    )
-                stop_reason = problem
-                break
-            slot = 1 - slot
-            theta_flat, theta, velocity = new_flat, flat_views[slot], step_flat
-            n_updates += 1
-            gnorm = grads = None
-            if callback is not None and callback(n_updates, theta):
-                stop_reason = "callback"
-                break
-    finally:
-        if hasattr(bar, "close"):
-            bar.close()
-    if not history.steps or history.steps[-1] != n_updates:
-        if gnorm is None:
-            gnorm = norm(grads if grads is not None else ascent(theta, True))
-        evaluate(n_updates, gnorm)
+                if problem is not None:
+                    if on_nonfinite == "raise":
+                        what = ("non-finite" if problem == "nonfinite"
+                                else f"larger than {max_abs}")
+                        raise FloatingPointError(
+                            f"parameters became {what} at update {n_updates + 1}; "
+                            f"lower lr (now {lr})"
+                        )
+                    stop_reason = problem
+                    break
+                slot = 1 - slot
+                theta_flat, theta, velocity = new_flat, flat_views[slot], step_flat
+                n_updates += 1
+                gnorm = grads = None
+                if callback is not None and callback(n_updates, theta):
+                    stop_reason = "callback"
+                    break
+        finally:
+            if hasattr(bar, "close"):
+                bar.close()
+        if not history.steps or history.steps[-1] != n_updates:
+            if gnorm is None:
+                gnorm = norm(grads if grads is not None else ascent(theta, True))
+            evaluate(n_updates, gnorm)
     return TrainResult(params=theta, history=history, n_updates=n_updates, stop_reason=stop_reason)

@@ -515,6 +515,8 @@ def _check_params(params, n_visible):
     if W.shape[0] != n_visible:
         raise ValueError(f"params['W'] must have {n_visible} rows (the data's n_visible), "
                          f"got shape {np.shape(W)}")
+    if W.dtype != np.float64 or a.dtype != np.float64 or b.dtype != np.float64:
+        W, a, b = (np.asarray(x, dtype=float) for x in (W, a, b))
     return W, a, b
 
 
@@ -580,11 +582,11 @@ class ExactGradient(_Estimator):
 class _Chains(_Estimator):
     """The CD / PCD hot path, fused for small batches where numpy's per-call cost dominates.
 
-    Per update: one draw of all the uniforms the k Gibbs steps need (the same numbers, in the
-    same order, as k pairs of draws of hidden and visible uniforms), the chain states kept in
-    the rows of one preallocated matrix ``S = [clamped batch; chain states]``, products
-    written into preallocated buffers (``np.dot(..., out=)``, ``expit(..., out=)``), and the
-    gradient from one pass over ``S``: rows weighted +1/m (clamped) and -1/c (model),
+    Per update: one draw of all the uniforms the update needs (the same numbers, in the
+    same order, as one draw per Gibbs half-step), the chain states kept in the rows of one
+    preallocated matrix ``S = [clamped batch; chain states]``, products written into
+    preallocated buffers (``np.dot(..., out=)``, ``expit(..., out=)``), and the gradient from
+    one pass over ``S``: rows weighted +1/m (clamped) and -1/c (model),
 
         grad W = S^T (P * w),   grad a = w S,   grad b = sum of the rows of P * w,
 
@@ -592,24 +594,32 @@ class _Chains(_Estimator):
     """
 
     _n_chain_rows: int  # rows of S after the batch
+    _visible_first = False  # order of the two half-steps in the uniforms of one Gibbs step
     _bufs = None
     _bufs_hidden = 0  # n_hidden the buffers were built for
 
     def _buffers(self, n_hidden):
-        """(S, P, Ph, Pv, U, steps, w, w[:, None]) for ``n_hidden`` hidden units."""
+        """(S, P, H, Fv, U, steps, w, w[:, None]) for ``n_hidden`` hidden units.
+
+        ``H`` (chains, n_hidden) holds hidden fields and states, ``Fv`` (chains, n_visible)
+        visible fields; ``steps`` has one pair of views of ``U`` per Gibbs step, (hidden,
+        visible) uniforms, or (visible, hidden) when ``_visible_first``.
+        """
         if self._bufs is not None and self._bufs_hidden == n_hidden:
             return self._bufs
         m, c, n_v, k = self.batch_size, self._n_chain_rows, self.n_visible, self.k
         S = np.zeros((m + c, n_v))
         if self._bufs is not None:  # keep the chain states when the hidden layer changes
             S[m:] = self._bufs[0][m:]
+        self._hidden_stale = True  # (PCD) no hidden states for this layer size yet
         w = np.empty(m + c)
         w[:m], w[m:] = 1.0 / m, -1.0 / c
-        per_step = c * (n_hidden + n_v)
-        U = np.empty(k * per_step)
+        sizes = (c * n_v, c * n_hidden) if self._visible_first else (c * n_hidden, c * n_v)
+        shapes = ((c, n_v), (c, n_hidden)) if self._visible_first else ((c, n_hidden), (c, n_v))
+        U = np.empty(k * sum(sizes))
         steps = tuple(
-            (U[t * per_step : t * per_step + c * n_hidden].reshape(c, n_hidden),
-             U[t * per_step + c * n_hidden : (t + 1) * per_step].reshape(c, n_v))
+            (U[t * sum(sizes) : t * sum(sizes) + sizes[0]].reshape(shapes[0]),
+             U[t * sum(sizes) + sizes[0] : (t + 1) * sum(sizes)].reshape(shapes[1]))
             for t in range(k))
         self._bufs = (S, np.empty((m + c, n_hidden)), np.empty((c, n_hidden)),
                       np.empty((c, n_v)), U, steps, w, w[:, None].copy())
@@ -617,36 +627,36 @@ class _Chains(_Estimator):
         self._full_copied = False
         return self._bufs
 
-    def _estimate(self, W, a, b, rng, V, start_at_batch):
-        """Run the chains (k steps) and return the gradient; ``V`` is this update's batch."""
-        if W.dtype != np.float64 or a.dtype != np.float64 or b.dtype != np.float64:
-            W, a, b = (np.asarray(x, dtype=float) for x in (W, a, b))
-        S, P, Ph, Pv, U, steps, w, wcol = self._buffers(W.shape[1])
+    def _clamp(self, W, V):
+        """The buffers for ``W``'s hidden layer, with the batch ``V`` in the clamped rows."""
+        bufs = self._buffers(W.shape[1])
         m = self.batch_size
         if V is not self.data:
-            S[:m] = V
+            bufs[0][:m] = V
         elif not self._full_copied:  # full batch: the clamped rows never change
-            S[:m] = V
+            bufs[0][:m] = V
             self._full_copied = True
-        chain = S[m:]
-        rng.random(out=U)  # all uniforms of the k steps, in the order they are used
-        src = S[:m] if start_at_batch else chain
-        WT = W.T
-        for Uh, Uv in steps:
-            np.dot(src, W, out=Ph)
-            Ph += b
-            expit(Ph, out=Ph)
-            np.less(Uh, Ph, out=Ph)  # sampled hidden states, {0,1} floats
-            np.dot(Ph, WT, out=Pv)
-            Pv += a
-            expit(Pv, out=Pv)
-            np.less(Uv, Pv, out=chain)  # sampled visible states
-            src = chain
+        return bufs
+
+    def _gradient(self, S, P, W, b, w, wcol, Uh=None, H=None):
+        """The estimate from ``S``; with ``Uh`` and ``H``, also sample the chains' hidden
+        units from the probabilities just computed into ``H``."""
         np.dot(S, W, out=P)
         P += b
         expit(P, out=P)
+        if H is not None:
+            np.less(Uh, P[self.batch_size :], out=H)
         P *= wcol
         return {"W": np.dot(S.T, P), "a": np.dot(w, S), "b": np.add.reduce(P, 0)}
+
+
+def _sample_layer(src, M, bias, U, field, out):
+    """``out`` <- {0,1} states of a layer with fields ``src M + bias`` (computed in ``field``)
+    and uniforms ``U``: a unit is on where U < expit(field)."""
+    np.dot(src, M, out=field)
+    field += bias
+    expit(field, out=field)
+    np.less(U, field, out=out)
 
 
 class ContrastiveDivergence(_Chains):
@@ -673,7 +683,15 @@ class ContrastiveDivergence(_Chains):
 
     def __call__(self, params, rng):
         W, a, b = _check_params(params, self.n_visible)
-        return self._estimate(W, a, b, rng, self._next_rows(rng), True)
+        S, P, H, Fv, U, steps, w, wcol = self._clamp(W, self._next_rows(rng))
+        chain, src = S[self.batch_size :], S[: self.batch_size]
+        rng.random(out=U)  # all uniforms of the k steps, in the order they are used
+        WT = W.T
+        for Uh, Uv in steps:
+            _sample_layer(src, W, b, Uh, H, H)
+            _sample_layer(H, WT, a, Uv, Fv, chain)
+            src = chain
+        return self._gradient(S, P, W, b, w, wcol)
 
 
 class PersistentCD(_Chains):
@@ -691,12 +709,22 @@ class PersistentCD(_Chains):
 
     Notes
     -----
-    The chains are created at the first call from ``n_chains`` data rows drawn with the rng
-    and then only ever continue: each update advances them by ``k`` block-Gibbs steps under
-    the current parameters. Statistics as in :class:`ContrastiveDivergence`.
-    ``self.chains`` (n_chains, n_visible) holds (a copy of) the current states, ``None``
-    before the first call; assigning an array of that shape sets them.
+    Each chain keeps a visible and a hidden state. The chains are created at the first call
+    from ``n_chains`` data rows drawn with the rng (hidden units sampled from them) and then
+    only ever continue: each update samples v from h, k times, with h resampled from v in
+    between, under the current parameters; the statistics are those of
+    :class:`ContrastiveDivergence` at the new v. The chains' next hidden states are then
+    drawn from the probabilities p(h|v) the statistics already needed (as scikit-learn's
+    ``BernoulliRBM`` does), so an update costs k visible and k - 1 hidden half-steps plus
+    the statistics; the last hidden half-step of each update used the parameters of that
+    update, one update before the next visible half-step.
+
+    ``self.chains`` (n_chains, n_visible) holds (a copy of) the current visible states,
+    ``None`` before the first call; assigning an array of that shape sets them (their hidden
+    states are sampled at the next call).
     """
+
+    _visible_first = True
 
     def __init__(self, data, k: int = 1, *, n_chains=None, batch_size=None):
         super().__init__(data, batch_size=batch_size)
@@ -724,13 +752,25 @@ class PersistentCD(_Chains):
         S = (self._bufs or self._buffers(1))[0]
         S[self.batch_size :] = value
         self._started = True
+        self._hidden_stale = True
 
     def __call__(self, params, rng):
         W, a, b = _check_params(params, self.n_visible)
         V = self._next_rows(rng)
         if not self._started:
             self.chains = self.data[rng.integers(0, self.data.shape[0], self.n_chains)]
-        return self._estimate(W, a, b, rng, V, False)
+        S, P, H, Fv, U, steps, w, wcol = self._clamp(W, V)
+        chain = S[self.batch_size :]
+        if self._hidden_stale:  # new chains (or a new hidden layer): sample their h first
+            _sample_layer(chain, W, b, rng.random(H.shape), H, H)
+            self._hidden_stale = False
+        rng.random(out=U)  # all uniforms of the k steps, in the order they are used
+        WT = W.T
+        for t, (Uv, Uh) in enumerate(steps, 1):
+            _sample_layer(H, WT, a, Uv, Fv, chain)
+            if t < self.k:
+                _sample_layer(chain, W, b, Uh, H, H)
+        return self._gradient(S, P, W, b, w, wcol, Uh, H)
 
 
 def make_estimator(algorithm: str, data, *, k: int = 1, batch_size=None, n_chains=None):

@@ -325,3 +325,27 @@ def test_sgd_arithmetic_is_theta_plus_lr_times_gradient_exactly():
             theta = {k: theta[k] + vel[k] for k in theta}
         for k in theta:
             np.testing.assert_array_equal(res.params[k], theta[k])
+
+
+def test_estimator_overflow_surfaces_as_nonfinite_parameters_not_a_warning():
+    """The loop runs with numpy's floating-point warnings off (it checks the parameters
+    itself): an estimator that overflows gives the loop's clear error, or a clean stop."""
+
+    def overflowing(params, rng):
+        return {k: np.exp(np.full(np.shape(v), 1000.0)) for k, v in params.items()}
+
+    with pytest.raises(FloatingPointError, match="non-finite at update 1"):
+        train(start(), overflowing, n_steps=3)
+    res = train(start(), overflowing, n_steps=3, on_nonfinite="stop")
+    assert res.stop_reason == "nonfinite" and res.n_updates == 0
+
+
+def test_metrics_run_with_the_callers_floating_point_settings():
+    def log_of_zero(params):
+        return float(np.log(np.zeros(1))[0])
+
+    with pytest.warns(RuntimeWarning, match="divide by zero"):
+        train(start(), Quadratic(), n_steps=2, metrics={"m": log_of_zero})
+    with np.errstate(divide="ignore"):
+        res = train(start(), Quadratic(), n_steps=2, metrics={"m": log_of_zero})
+    assert np.all(res.history["m"] == -np.inf)

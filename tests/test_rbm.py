@@ -281,26 +281,39 @@ def test_log_partition_64x20_fast_and_exact():
 
 
 def _reference_estimate(est, params, rng, persistent_state):
-    """The estimators written plainly: a draw per Gibbs half-step, then the statistics."""
+    """The estimators written plainly: a draw per Gibbs half-step, then the statistics.
+
+    ``persistent_state`` is None for CD, else a list ``[v, h]`` of the PCD chains' states
+    (``[None, None]`` before the first update).
+    """
     from scipy.special import expit
 
     W, a, b = params["W"], params["a"], params["b"]
     V = est.batch(rng)
-    if persistent_state is None:
+
+    def sample(field):
+        return (rng.random(field.shape) < expit(field)).astype(float)
+
+    if persistent_state is None:  # CD-k: h from the batch, then v, ... k times
         chain = V
-    else:
-        if persistent_state[0] is None:
-            persistent_state[0] = est.data[rng.integers(0, est.data.shape[0], est.n_chains)]
-        chain = persistent_state[0]
-    for _ in range(est.k):
-        H = (rng.random((chain.shape[0], W.shape[1])) < expit(chain @ W + b)).astype(float)
-        chain = (rng.random((chain.shape[0], W.shape[0])) < expit(H @ W.T + a)).astype(float)
-    if persistent_state is not None:
-        persistent_state[0] = chain
+        for _ in range(est.k):
+            chain = sample(sample(chain @ W + b) @ W.T + a)
+    else:  # PCD-k: the chains keep v and h; each step samples v from h, then h from v
+        chain, H = persistent_state
+        if chain is None:
+            chain = est.data[rng.integers(0, est.data.shape[0], est.n_chains)]
+            H = sample(chain @ W + b)
+        for step in range(est.k):
+            chain = sample(H @ W.T + a)
+            if step < est.k - 1:
+                H = sample(chain @ W + b)
     m, c = V.shape[0], chain.shape[0]
     S = np.concatenate([V, chain])
     w = np.concatenate([np.full(m, 1.0 / m), np.full(c, -1.0 / c)])
-    P = expit(S @ W + b) * w[:, None]
+    P = expit(S @ W + b)
+    if persistent_state is not None:  # the next update's hidden states, from these P
+        persistent_state[:] = chain, (rng.random((c, W.shape[1])) < P[m:]).astype(float)
+    P = P * w[:, None]
     return {"W": S.T @ P, "a": w @ S, "b": P.sum(axis=0)}
 
 
@@ -316,7 +329,7 @@ def test_fused_estimators_match_the_plain_algorithm(kind, k, batch, chains):
         plain, state = ContrastiveDivergence(data, k, batch_size=batch), None
     else:
         fast = PersistentCD(data, k, batch_size=batch, n_chains=chains)
-        plain, state = PersistentCD(data, k, batch_size=batch, n_chains=chains), [None]
+        plain, state = PersistentCD(data, k, batch_size=batch, n_chains=chains), [None, None]
     r1, r2 = np.random.default_rng(4), np.random.default_rng(4)
     for _ in range(12):
         g = fast(rbm.params, r1)
@@ -343,3 +356,19 @@ def test_pcd_chains_attribute():
         pcd.chains = np.ones((4, 3))
     pcd.chains = None
     assert pcd.chains is None
+
+
+def test_pcd_samples_hidden_states_for_assigned_chains():
+    """Assigned visible states get fresh hidden states before the chains move on: with
+    near-deterministic units (v all on <=> h all on), all-on chains stay all on even after
+    the chains were all off at the previous update."""
+    W = np.full((3, 2), 20.0)
+    params = {"W": W, "a": np.full(3, -30.0), "b": np.full(2, -50.0)}
+    pcd = PersistentCD(bits(3), k=1, n_chains=4)
+    pcd.chains = np.zeros((4, 3))
+    rng = np.random.default_rng(0)
+    pcd(params, rng)
+    np.testing.assert_array_equal(pcd.chains, np.zeros((4, 3)))
+    pcd.chains = np.ones((4, 3))
+    pcd(params, rng)
+    np.testing.assert_array_equal(pcd.chains, np.ones((4, 3)))
