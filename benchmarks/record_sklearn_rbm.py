@@ -2,12 +2,14 @@
 
 (a) Identical settings: PCD-1, batch 10, learning rate 0.1, 16 hidden units, W ~ N(0, 0.01^2),
     zero biases, no momentum or weight decay, the same number of epochs. Wall time per epoch
-    is measured in the same run, alternating the two libraries (best of ``REPEATS``), and both
-    fitted models are scored by bmlab's *exact* log-likelihood (sklearn's weights read as
-    W = components_.T, a = intercept_visible_, b = intercept_hidden_).
+    is measured in the same run, alternating the two libraries (best of ``REPEATS``, one seed
+    each), and the fitted models are scored by bmlab's *exact* log-likelihood (sklearn's
+    weights read as W = components_.T, a = intercept_visible_, b = intercept_hidden_),
+    averaged over the seeds: one seed's score varies by about a nat.
 (b) Equal wall-clock: each side with its recommended settings gets the time sklearn needs for
     ``EPOCHS`` epochs -- sklearn its defaults (PCD-1, batch 10, rate 0.1); bmlab Hinton's
-    guide (visible biases at the data log-odds, PCD-1, batch 10, rate 0.05, momentum 0.5).
+    guide (visible biases at the data log-odds, PCD-1, batch 10, rate 0.05, momentum 0.5);
+    scores averaged over the same seeds.
 
     nice python benchmarks/record_sklearn_rbm.py   # ~1 min; writes results/sklearn_rbm.json
 """
@@ -30,7 +32,7 @@ N_HIDDEN = 16
 EPOCHS = 20
 BATCH = 10
 LR = 0.1
-REPEATS = 3
+REPEATS = 5
 N_TRAIN = 1500
 
 
@@ -64,55 +66,67 @@ def fit_bmlab(V, epochs, seed, *, lr=LR, momentum=0.0, log_odds=False):
     return RBM.from_params(res.params), elapsed
 
 
-def scores(rbm, train_V, test_V):
-    return {"train_ll": round(rbm.mean_log_likelihood(train_V), 3),
-            "test_ll": round(rbm.mean_log_likelihood(test_V), 3)}
+def scores(models, train_V, test_V):
+    """Exact mean log-likelihoods averaged over ``models`` (one per seed), with the spread."""
+    tr = [m.mean_log_likelihood(train_V) for m in models]
+    te = [m.mean_log_likelihood(test_V) for m in models]
+    return {"train_ll": round(float(np.mean(tr)), 2), "test_ll": round(float(np.mean(te)), 2),
+            "test_ll_sd": round(float(np.std(te, ddof=1)), 2),
+            "test_ll_per_seed": [round(float(x), 2) for x in te]}
 
 
 def main():
     train_V, test_V = split()
-    # (a) identical settings, alternating, best of REPEATS
-    t_sk, t_bm = [], []
-    for rep in range(REPEATS):
-        sk_model, ts = fit_sklearn(train_V, EPOCHS, SEED + rep)
-        bm_model, tb = fit_bmlab(train_V, EPOCHS, SEED + rep)
+    seeds = [SEED + rep for rep in range(REPEATS)]
+    # (a) identical settings, alternating; time = best of REPEATS, scores = mean over the seeds
+    t_sk, t_bm, sk_models, bm_models = [], [], [], []
+    for seed in seeds:
+        sk_model, ts = fit_sklearn(train_V, EPOCHS, seed)
+        bm_model, tb = fit_bmlab(train_V, EPOCHS, seed)
         t_sk.append(ts / EPOCHS)
         t_bm.append(tb / EPOCHS)
-        print(f"repeat {rep}: sklearn {1e3 * ts / EPOCHS:.1f} ms/epoch, "
+        sk_models.append(sk_model)
+        bm_models.append(bm_model)
+        print(f"seed {seed}: sklearn {1e3 * ts / EPOCHS:.1f} ms/epoch, "
               f"bmlab {1e3 * tb / EPOCHS:.1f} ms/epoch", flush=True)
     a = {
         "sklearn": {"ms_per_epoch": round(1e3 * min(t_sk), 2),
-                    **scores(sk_model, train_V, test_V)},
-        "bmlab": {"ms_per_epoch": round(1e3 * min(t_bm), 2), **scores(bm_model, train_V, test_V)},
+                    **scores(sk_models, train_V, test_V)},
+        "bmlab": {"ms_per_epoch": round(1e3 * min(t_bm), 2),
+                  **scores(bm_models, train_V, test_V)},
     }
     a["speedup_bmlab_over_sklearn"] = round(min(t_sk) / min(t_bm), 2)
-    # (b) equal wall-clock with recommended settings
+    # (b) equal wall-clock with recommended settings, same seeds
     budget = min(t_sk) * EPOCHS
-    sk_model, ts = fit_sklearn(train_V, EPOCHS, SEED)
     bm_epochs = max(1, int(budget / min(t_bm)))
-    bm_model, tb = fit_bmlab(train_V, bm_epochs, SEED, lr=0.05, momentum=0.5, log_odds=True)
+    sk_models = [fit_sklearn(train_V, EPOCHS, seed)[0] for seed in seeds]
+    bm_models = [fit_bmlab(train_V, bm_epochs, seed, lr=0.05, momentum=0.5, log_odds=True)[0]
+                 for seed in seeds]
     b = {
         "budget_s": round(budget, 2),
-        "sklearn": {"epochs": EPOCHS, "seconds": round(ts, 2), **scores(sk_model, train_V, test_V),
+        "sklearn": {"epochs": EPOCHS, **scores(sk_models, train_V, test_V),
                     "settings": "defaults: PCD-1, batch 10, rate 0.1, zero biases"},
-        "bmlab": {"epochs": bm_epochs, "seconds": round(tb, 2), **scores(bm_model, train_V, test_V),
+        "bmlab": {"epochs": bm_epochs, **scores(bm_models, train_V, test_V),
                   "settings": "PCD-1, batch 10, rate 0.05, momentum 0.5, a = data log-odds"},
     }
+
+    def row(part, label, lib, size):
+        r = part[lib]
+        return (f"| {label} | {lib} | {size} | {r['train_ll']} | "
+                f"{r['test_ll']} ± {r['test_ll_sd']} |")
+
     table = [
-        "| comparison | library | ms/epoch or epochs | train LL | held-out LL |",
+        f"| comparison | library | ms/epoch or epochs | train LL | held-out LL (± sd over "
+        f"{REPEATS} seeds) |",
         "| --- | --- | --- | --- | --- |",
-        f"| (a) identical | sklearn | {a['sklearn']['ms_per_epoch']} ms | "
-        f"{a['sklearn']['train_ll']} | {a['sklearn']['test_ll']} |",
-        f"| (a) identical | bmlab | {a['bmlab']['ms_per_epoch']} ms | "
-        f"{a['bmlab']['train_ll']} | {a['bmlab']['test_ll']} |",
-        f"| (b) equal time {b['budget_s']} s | sklearn | {EPOCHS} epochs | "
-        f"{b['sklearn']['train_ll']} | {b['sklearn']['test_ll']} |",
-        f"| (b) equal time {b['budget_s']} s | bmlab | {bm_epochs} epochs | "
-        f"{b['bmlab']['train_ll']} | {b['bmlab']['test_ll']} |",
+        row(a, "(a) identical", "sklearn", f"{a['sklearn']['ms_per_epoch']} ms"),
+        row(a, "(a) identical", "bmlab", f"{a['bmlab']['ms_per_epoch']} ms"),
+        row(b, f"(b) equal time {b['budget_s']} s", "sklearn", f"{EPOCHS} epochs"),
+        row(b, f"(b) equal time {b['budget_s']} s", "bmlab", f"{bm_epochs} epochs"),
     ]
     print("\n".join(table))
     print(f"bmlab speed-up per epoch (same run): {a['speedup_bmlab_over_sklearn']}x")
-    params = {"n_hidden": N_HIDDEN, "epochs": EPOCHS, "batch": BATCH, "lr": LR, "seed": SEED,
+    params = {"n_hidden": N_HIDDEN, "epochs": EPOCHS, "batch": BATCH, "lr": LR, "seeds": seeds,
               "n_train": N_TRAIN, "n_test": int(test_V.shape[0]), "repeats": REPEATS,
               "threshold": "pixel > 8 of 16", "algorithm": "PCD-1"}
     sources = ["bmlab/rbm.py", "bmlab/learning.py", "bmlab/data.py",
