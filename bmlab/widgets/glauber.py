@@ -57,10 +57,11 @@ def _build_fig53(fancy: bool = False, logx: bool = False):
     bars_chain = ax_bar.bar(x + 0.2, np.zeros(8), width=0.4, color=ORANGE,
                             label="one Glauber chain")
     ax_bar.set_xticks(x, state_labels(3), fontfamily="monospace")
-    ax_bar.set_xlabel(r"state $s_1 s_2 s_3$" if fancy else "state s1 s2 s3")
+    ax_bar.set_xlabel(r"state $s_1 s_2 s_3$ (grey: its energy $E$)" if fancy
+                      else "state s1 s2 s3 (grey: its energy E)")
     ax_bar.set_ylabel("probability")
-    ax_bar.legend(loc="upper center", ncol=2, fontsize=8)
-    e_text = [ax_bar.text(xi, 0.0, "", ha="center", va="bottom", fontsize=7, color=GRAY)
+    ax_bar.legend(loc="upper center", ncol=2, fontsize="small")
+    e_text = [ax_bar.text(xi, 0.0, "", ha="center", va="bottom", fontsize="x-small", color=GRAY)
               for xi in x]
     (run_line,) = ax_run.plot([1, 2], [0, 0], color=ORANGE, lw=1.4, label="chain running mean")
     exact_line = ax_run.axhline(0.0, color=NAVY, ls="--", lw=1.4, label="exact")
@@ -73,7 +74,7 @@ def _build_fig53(fancy: bool = False, logx: bool = False):
     ax_run.set_ylabel(r"estimate of $\langle s_1 s_2\rangle$" if fancy
                       else "running estimate of <s1 s2>")
     ax_run.set_ylim(-1.05, 1.05)
-    ax_run.legend(loc="lower right", fontsize=8)
+    ax_run.legend(loc="lower right", fontsize="small")
     fig.tight_layout()
     art = {"ax_bar": ax_bar, "ax_run": ax_run, "bars_exact": bars_exact,
            "bars_chain": bars_chain, "e_text": e_text, "run_line": run_line,
@@ -90,7 +91,7 @@ def _draw_fig53(art, p_exact, freq, energies, sweeps, running, exact_pair) -> No
     top = float(max(p_exact.max(), freq.max()))
     for txt, xi, e, h in zip(art["e_text"], range(8), energies, np.maximum(p_exact, freq),
                              strict=True):
-        txt.set_text(f"E={e:+.2g}".replace("-", "\u2212"))
+        txt.set_text(f"{e:+.2g}".replace("-", "\u2212"))
         txt.set_position((xi, h + 0.01 * top))
     art["ax_bar"].set_ylim(0.0, 1.32 * top + 1e-3)  # headroom for energies and legend
     idx = _thin(len(running))
@@ -241,7 +242,7 @@ def two_basin_panel(beta=1.0, seed=0, n=12, n_chains=4, n_sweeps=300):
                           label="chains")
     ax_h.set_xlabel("magnetisation m")
     ax_h.set_ylabel("probability")
-    ax_h.legend(loc="upper center", fontsize=8)
+    ax_h.legend(loc="upper center", fontsize="small")
     fig.tight_layout()
 
     def update(beta, seed):

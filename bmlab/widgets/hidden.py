@@ -106,15 +106,15 @@ def hidden_training_panel(
     data_bars = ax_p.bar(x - 0.2, np.zeros(n_slots), width=0.4, color=GRAY, label="data")
     model_bars = ax_p.bar(x + 0.2, np.zeros(n_slots), width=0.4, color=NAVY, label="model")
     ax_p.set_ylabel("probability")
-    ax_p.legend(loc="upper right", fontsize=8)
-    title_p = ax_p.set_title("", fontsize=9)
+    ax_p.legend(loc="upper right", fontsize="small")
+    title_p = ax_p.set_title("", fontsize="medium")
     (kl_line,) = ax_kl.plot([], [], color=ORANGE)
     floor = ax_kl.axhline(np.log(2.0), color=GRAY, ls="--", lw=1)
-    floor_text = ax_kl.text(0.98, np.log(2.0), "log 2", color=GRAY, fontsize=8,
+    floor_text = ax_kl.text(0.98, np.log(2.0), "log 2", color=GRAY, fontsize="small",
                             ha="right", va="bottom", transform=ax_kl.get_yaxis_transform())
     ax_kl.set_yscale("log")
     ax_kl.set_xlabel("step")
-    ax_kl.set_title("KL(p_data‖p_model), nats", fontsize=9)
+    ax_kl.set_title("KL(p_data‖p_model), nats", fontsize="medium")
     fig.tight_layout()
 
     progress = TrainingProgress()
@@ -140,7 +140,7 @@ def hidden_training_panel(
         labels = ["".join("+" if s > 0 else "−" for s in row)
                   for row in codes_to_states(np.arange(2**nv), nv)]
         ax_p.set_xticks(np.arange(2**nv), labels, fontfamily="monospace",
-                        fontsize=7 if nv > 3 else 9)
+                        fontsize="x-small" if nv > 3 else "medium")
         ax_p.set_xlim(-0.7, 2**nv - 0.3)
         metrics = m.metrics(V)
         kl_metric = metrics["kl"]

@@ -74,15 +74,15 @@ def ledger_panel(J12=0.5, J23=0.5, J13=-0.5, theta=(0.0, 0.0, 0.0), data_moment=
     ax_p.set_xticks(range(8), labels, fontfamily="monospace")
     ax_p.set_ylim(0, 1)
     ax_p.set_ylabel("p(s) = e$^{-E}$/Z")
-    ax_p.set_title("ledger rows (navy: s₁s₂=+1, orange: −1)", fontsize=9)
+    ax_p.set_title("ledger rows (navy: s₁s₂=+1, orange: −1)", fontsize="medium")
     flag = ax_p.text(0.98, 0.95, "", transform=ax_p.transAxes, ha="right", va="top",
-                     fontsize=9, fontweight="bold")
+                     fontsize="medium", fontweight="bold")
     hb = ax_m.barh([1, 0], [0.0, 0.0], color=[NAVY, GRAY], height=0.6)
     ax_m.set_yticks([1, 0], ["model", "data"])
     ax_m.set_xlim(-1, 1)
     ax_m.axvline(0, color="k", lw=0.6)
-    ax_m.set_title("⟨s₁s₂⟩", fontsize=9)
-    grad_text = ax_m.text(0, -0.75, "", ha="center", va="top", fontsize=9)
+    ax_m.set_title("⟨s₁s₂⟩", fontsize="medium")
+    grad_text = ax_m.text(0, -0.75, "", ha="center", va="top", fontsize="medium")
     ax_m.set_ylim(-1.3, 1.6)
     fig.tight_layout()
 
@@ -178,9 +178,10 @@ def wall_panel(N=30, timings=None) -> Panel:
     for level, name in [(math.log10(L.AGE_OF_UNIVERSE_S), "seconds since the Big Bang"),
                         (math.log10(L.ATOMS_IN_UNIVERSE), "atoms in the observable universe")]:
         ax.axhline(level, color=GRAY, ls="--", lw=1)
-        ax.text(600, level + 3, name, color=GRAY, fontsize=8, ha="right", va="bottom")
+        ax.text(600, level + 3, name, color=GRAY, fontsize="small", ha="right", va="bottom")
     (dot,) = ax.plot([N], [N * math.log10(2)], "o", color=ORANGE, ms=8)
-    label = ax.text(0.02, 0.95, "", transform=ax.transAxes, va="top", fontsize=9, color=ORANGE)
+    label = ax.text(0.02, 0.95, "", transform=ax.transAxes, va="top", fontsize="medium",
+                    color=ORANGE)
     ax.set_xlim(0, 600)
     ax.set_ylim(0, 185)
     ax.set_xlabel("number of units N")

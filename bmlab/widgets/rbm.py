@@ -114,13 +114,13 @@ def rbm_training_panel(algorithm: str = "CD-k", k: int = 1, lr: float = 0.3,
                                       gridspec_kw={"width_ratios": [1.6, 1]})
     (ll_line,) = ax_ll.plot([], [], color=NAVY)
     ax_ll.axhline(best, color=GRAY, ls="--", lw=1)
-    ax_ll.text(0.98, best, f"optimum {best:.3f}", color=GRAY, fontsize=8, ha="right",
+    ax_ll.text(0.98, best, f"optimum {best:.3f}", color=GRAY, fontsize="small", ha="right",
                va="bottom", transform=ax_ll.get_yaxis_transform())
     ax_ll.set(xlabel="update", ylabel="exact mean log-likelihood (nats)")
-    title = ax_ll.set_title("", fontsize=9)
+    title = ax_ll.set_title("", fontsize="medium")
     image = ax_s.imshow(np.zeros((4 * (_N + 1), 4 * (_N + 1))), cmap="gray_r", vmin=0, vmax=1)
     ax_s.axis("off")
-    s_title = ax_s.set_title("", fontsize=9)
+    s_title = ax_s.set_title("", fontsize="medium")
     fig.tight_layout()
 
     progress = TrainingProgress()
@@ -212,17 +212,17 @@ def rbm_sampling_panel(gibbs_steps: int = 1, start: str = "data", seed: int = 0)
                                      gridspec_kw={"width_ratios": [1, 2.2]})
     image = ax_s.imshow(np.zeros((4 * (_N + 1), 4 * (_N + 1))), cmap="gray_r", vmin=0, vmax=1)
     ax_s.axis("off")
-    s_title = ax_s.set_title("", fontsize=9)
+    s_title = ax_s.set_title("", fontsize="medium")
     x = np.arange(patterns.size)
     ax_f.bar(x - 0.27, p_data, width=0.27, color=GRAY, label="data")
     chain_bars = ax_f.bar(x, np.zeros(patterns.size), width=0.27, color=ORANGE,
                           label="chains")
     ax_f.bar(x + 0.27, p_model, width=0.27, color=NAVY, label="equilibrium p(v)")
-    ax_f.set_xticks(x, [str(i + 1) for i in x], fontsize=7)
+    ax_f.set_xticks(x, [str(i + 1) for i in x], fontsize="x-small")
     ax_f.set(xlabel="valid pattern", ylabel="frequency",
              ylim=(0, 1.1 * max(float(p_model.max()), float(p_data.max()), 0.2)))
-    ax_f.legend(fontsize=8, loc="upper left")
-    f_title = ax_f.set_title(f"CD-1 model, exact log-likelihood {ll:.2f}", fontsize=9)
+    ax_f.legend(fontsize="small", loc="upper left")
+    f_title = ax_f.set_title(f"CD-1 model, exact log-likelihood {ll:.2f}", fontsize="medium")
     fig.tight_layout()
 
     def update(gibbs_steps, start, seed):
