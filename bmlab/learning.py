@@ -179,16 +179,16 @@ def _backtrack(objective, theta, delta, keys, max_halvings: int = 40) -> dict:
     Far from the optimum a full Newton step on a log-partition function can overshoot by
     orders of magnitude (the Hessian is nearly singular along saturated directions); with
     the exact objective available, halving the step makes Newton globally convergent.
+    Called inside :func:`train`'s errstate (overflowing trials are simply rejected).
     """
-    with np.errstate(all="ignore"):
-        base = objective(theta)
-        for _ in range(max_halvings):
-            trial = {k: theta[k] + delta[k] for k in keys}
-            if all(np.all(np.isfinite(v)) for v in trial.values()):
-                value = objective(trial)
-                if np.isfinite(value) and value >= base - 1e-12 * max(1.0, abs(base)):
-                    return delta
-            delta = {k: 0.5 * delta[k] for k in keys}
+    base = objective(theta)
+    for _ in range(max_halvings):
+        trial = {k: theta[k] + delta[k] for k in keys}
+        if all(np.all(np.isfinite(v)) for v in trial.values()):
+            value = objective(trial)
+            if np.isfinite(value) and value >= base - 1e-12 * max(1.0, abs(base)):
+                return delta
+        delta = {k: 0.5 * delta[k] for k in keys}
     return delta
 
 
@@ -421,10 +421,9 @@ def train(
     gather = operator.itemgetter(*keys) if len(keys) > 1 else (lambda d: (d[keys[0]],))
     gnorm = None  # norm of the ascent direction at the current ``theta``, once known
     grads = None  # ascent direction at the current ``theta``, once known
+    bar = progress(range(n_steps), total=n_steps, desc=desc) if progress_bar else range(n_steps)
     # see Notes: one errstate for the whole loop; metrics restore the caller's settings
     with np.errstate(all="ignore"):
-        bar = progress(range(n_steps), total=n_steps, desc=desc) if progress_bar else range(
-            n_steps)
         try:
             for step in bar:
                 record = step % recording == 0

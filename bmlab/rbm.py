@@ -614,13 +614,10 @@ class _Chains(_Estimator):
         self._hidden_stale = True  # (PCD) no hidden states for this layer size yet
         w = np.empty(m + c)
         w[:m], w[m:] = 1.0 / m, -1.0 / c
-        sizes = (c * n_v, c * n_hidden) if self._visible_first else (c * n_hidden, c * n_v)
-        shapes = ((c, n_v), (c, n_hidden)) if self._visible_first else ((c, n_hidden), (c, n_v))
-        U = np.empty(k * sum(sizes))
-        steps = tuple(
-            (U[t * sum(sizes) : t * sum(sizes) + sizes[0]].reshape(shapes[0]),
-             U[t * sum(sizes) + sizes[0] : (t + 1) * sum(sizes)].reshape(shapes[1]))
-            for t in range(k))
+        first, second = (n_v, n_hidden) if self._visible_first else (n_hidden, n_v)
+        U = np.empty((k, c * (n_v + n_hidden)))  # row t: the uniforms of Gibbs step t
+        steps = tuple((u[: c * first].reshape(c, first), u[c * first :].reshape(c, second))
+                      for u in U)
         self._bufs = (S, np.empty((m + c, n_hidden)), np.empty((c, n_hidden)),
                       np.empty((c, n_v)), U, steps, w, w[:, None].copy())
         self._bufs_hidden = n_hidden
