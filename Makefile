@@ -9,15 +9,18 @@ PORT   ?= 8888
 # nbval needs the inline backend: never let an exported Agg backend leak into notebook runs.
 unexport MPLBACKEND
 
-NBVAL_FLAGS := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+# Variations of the notebook run that are safe on every machine (CONTRIBUTING, "Portable
+# outputs"): one BLAS/OpenMP thread, numpy's AVX-512 paths off. OPENBLAS_CORETYPE is never touched.
+PORTABLE_ENV := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 NPY_DISABLE_CPU_FEATURES="AVX512_ICL AVX512_SPR X86_V4"
 
-.PHONY: help venv lab test test-fast test-browser lint notebooks figures benchmarks lock present clean
+.PHONY: help venv lab test test-fast test-browser test-portable lint notebooks figures benchmarks lock present clean
 
 help:
 	@echo "make lab           set up .venv and open JupyterLab on notebooks/"
 	@echo "make test          set up .venv and run the whole suite (lint, unit, notebooks, browser)"
 	@echo "make test-fast     lint + unit tests only"
 	@echo "make test-browser  only the JupyterLab-in-Chromium tests"
+	@echo "make test-portable the notebooks under strict nbval with one thread and no AVX-512"
 	@echo "make notebooks     re-execute every notebook in place (clean, reproducible outputs)"
 	@echo "make figures       regenerate recorded results (benchmarks/) and figures"
 	@echo "make benchmarks    run the speed benchmarks and print their tables"
@@ -38,11 +41,14 @@ lab: $(STAMP)
 	$(VENV)/bin/jupyter lab --allow-root --notebook-dir=notebooks --ServerApp.port=$(PORT)
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check bmlab tests benchmarks notebooks/*.py
+	$(VENV)/bin/ruff check bmlab tests benchmarks notebooks/*.py conftest.py
 
-# Progress bars off so that no bar text reaches compared notebook outputs.
+# conftest.py supplies the nbval options: `pytest notebooks` needs no flags.
 test: $(STAMP) lint
-	BMLAB_PROGRESS=0 $(PY) -m pytest tests $(NBVAL_FLAGS) notebooks/*.ipynb
+	BMLAB_PROGRESS=0 $(PY) -m pytest tests notebooks
+
+test-portable: $(STAMP)
+	$(PORTABLE_ENV) $(PY) -m pytest notebooks
 
 test-fast: $(STAMP) lint
 	BMLAB_PROGRESS=0 $(PY) -m pytest tests -m "not browser"
