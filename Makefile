@@ -13,7 +13,7 @@ unexport MPLBACKEND
 # outputs"): one BLAS/OpenMP thread, numpy's AVX-512 paths off. OPENBLAS_CORETYPE is never touched.
 PORTABLE_ENV := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 NPY_DISABLE_CPU_FEATURES="AVX512_ICL AVX512_SPR X86_V4"
 
-.PHONY: help venv lab test test-fast test-browser test-portable lint notebooks figures benchmarks lock present clean
+.PHONY: help venv lab test test-fast test-browser test-portable lint notebooks figures benchmarks mutation lock present clean
 
 help:
 	@echo "make lab           set up .venv and open JupyterLab on notebooks/"
@@ -24,6 +24,7 @@ help:
 	@echo "make notebooks     re-execute every notebook in place (clean, reproducible outputs)"
 	@echo "make figures       regenerate recorded results (benchmarks/) and figures"
 	@echo "make benchmarks    run the speed benchmarks and print their tables"
+	@echo "make mutation      plant known mistakes in bmlab's core; the unit tests must catch them"
 	@echo "make present       serve the widget dashboards (dashboards/) for projection with Voila"
 	@echo "make lock          re-resolve requirements.lock and environment.yml (needs network)"
 
@@ -67,6 +68,10 @@ benchmarks: $(STAMP)
 	$(PY) benchmarks/bench_glauber.py
 	$(PY) benchmarks/bench_log_partition.py
 	$(PY) benchmarks/bench_widgets.py
+
+# Not part of `make test` (several minutes): see CONTRIBUTING, "Mutation check".
+mutation: $(STAMP)
+	$(PY) tests/mutation/run.py
 
 present: $(STAMP)
 	@echo "Open http://127.0.0.1:$(PORT)/ and pick a dashboard (one per notebook)."
