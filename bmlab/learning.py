@@ -152,26 +152,28 @@ def train(
 
     steps = tqdm(range(n_steps), desc=progress or None, leave=False) if progress else range(n_steps)
     stop_reason, n_updates, g = "n_steps", 0, None
-    for step in steps:
-        g = direction()
-        if step % record_every == 0:
-            record(step, g)
-        new = {}
-        for k, p in params.items():
-            velocity[k] = momentum * velocity[k] + lr * g[k] if momentum else lr * g[k]
-            new[k] = p + velocity[k]
-        # one finite check per update: NaN and inf propagate into the sums
-        peak = max(float(np.max(np.abs(v), initial=0.0)) for v in new.values())
-        if not peak <= max_abs:
-            if on_diverge == "raise":
-                raise FloatingPointError(f"parameters diverged at update {step + 1} "
-                                         f"(|param| = {peak:.3g}); lower lr (now {lr})")
-            stop_reason = "diverged"
-            break
-        params, n_updates, g = new, n_updates + 1, None
-        if callback is not None and callback(n_updates, params):
-            stop_reason = "callback"
-            break
+    # overflow in a diverging run is caught by the finite check, not reported as a warning
+    with np.errstate(over="ignore", invalid="ignore"):
+        for step in steps:
+            g = direction()
+            if step % record_every == 0:
+                record(step, g)
+            new = {}
+            for k, p in params.items():
+                velocity[k] = momentum * velocity[k] + lr * g[k] if momentum else lr * g[k]
+                new[k] = p + velocity[k]
+            # one finite check per update: NaN and inf propagate into the sums
+            peak = max(float(np.max(np.abs(v), initial=0.0)) for v in new.values())
+            if not peak <= max_abs:
+                if on_diverge == "raise":
+                    raise FloatingPointError(f"parameters diverged at update {step + 1} "
+                                             f"(|param| = {peak:.3g}); lower lr (now {lr})")
+                stop_reason = "diverged"
+                break
+            params, n_updates, g = new, n_updates + 1, None
+            if callback is not None and callback(n_updates, params):
+                stop_reason = "callback"
+                break
     if history.steps[-1] != n_updates:
         record(n_updates, g if g is not None else direction())
     return TrainResult(params, history, n_updates, stop_reason)
