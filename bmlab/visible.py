@@ -99,8 +99,9 @@ def visible_newton_fit(S, *, weight_decay: float = 0.0, tol: float = 1e-10,
 
     In the free coordinates u = (J_ij for i < j, theta_i) the sufficient statistics are
     phi(s) = (s_i s_j, s_i), the gradient is <phi>_data - <phi>_model and the Hessian is
-    minus the model covariance of phi (notebook 03, Section 4). A step that would lower
-    the objective is halved until it does not.
+    minus the model covariance of phi (notebook 03, Section 4). Far from the optimum the
+    model is nearly deterministic and the Newton step huge: it is shortened so that no
+    coordinate moves by more than 1, then halved until the objective does not fall.
 
     Parameters
     ----------
@@ -145,8 +146,9 @@ def visible_newton_fit(S, *, weight_decay: float = 0.0, tol: float = 1e-10,
         if np.linalg.norm(g) < tol:
             break
         H = -(X.T @ (X * p[:, None])) - np.diag(decay)
-        du, t, f0 = np.linalg.solve(H, -g), 1.0, objective(u)
-        while objective(u + t * du) < f0 and t > 1e-8:
+        du, f0 = np.linalg.solve(H, -g), objective(u)
+        t = min(1.0, 1.0 / np.abs(du).max())  # damping: no coordinate moves by more than 1
+        while objective(u + t * du) < f0 and t > 1e-12:
             t /= 2
         u = u + t * du
     return unpack(u)
