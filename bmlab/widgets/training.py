@@ -27,6 +27,25 @@ def default_data() -> np.ndarray:
     return noisy_copies(letters_3x3("TLXO"), 30, 0.08, rng=np.random.default_rng(0))
 
 
+def _figure(data_pts, n_pairs, L_best, L_start):
+    """The panel's figure: L against the update, and model vs data moments."""
+    fig, (ax_l, ax_m) = plt.subplots(1, 2, figsize=(9.0, 3.6))
+    (curve,) = ax_l.plot([0], [L_start], color=ORANGE, label="training")
+    ax_l.axhline(L_best, color=NAVY, ls="--", lw=1, label=f"maximum {L_best:.3f}")
+    ax_l.set(xlabel="update", ylabel="average log-likelihood L (nats)", title="L during training")
+    ax_l.legend(loc="lower right")
+    ax_m.plot([-1, 1], [-1, 1], color=GRAY, lw=1)
+    pairs = ax_m.scatter(data_pts[:n_pairs], data_pts[:n_pairs], s=14, color=NAVY,
+                         label=r"$\langle s_i s_j\rangle$")
+    means = ax_m.scatter(data_pts[n_pairs:], data_pts[n_pairs:], s=22, color=ORANGE,
+                         marker="s", label=r"$\langle s_i\rangle$")
+    ax_m.set(xlim=(-1.05, 1.05), ylim=(-1.05, 1.05), xlabel="data moment",
+             ylabel="model moment (exact)", title="moment matching (Eq. 5.6)")
+    ax_m.legend(loc="upper left")
+    fig.tight_layout()
+    return fig, ax_l, curve, pairs, means
+
+
 def training_panel(S=None, *, n_chains: int = 100, seed: int = 0) -> Panel:
     """Train a fully visible Boltzmann machine from J = 0, theta = 0 with every Run.
 
@@ -54,20 +73,7 @@ def training_panel(S=None, *, n_chains: int = 100, seed: int = 0) -> Panel:
     L_best = visible_log_likelihood(visible_newton_fit(S), S)
     zero = {"J": np.zeros((n, n)), "theta": np.zeros(n)}
 
-    fig, (ax_l, ax_m) = plt.subplots(1, 2, figsize=(9.0, 3.6))
-    (curve,) = ax_l.plot([0], [-n * np.log(2)], color=ORANGE, label="training")
-    ax_l.axhline(L_best, color=NAVY, ls="--", lw=1, label=f"maximum {L_best:.3f}")
-    ax_l.set(xlabel="update", ylabel="average log-likelihood L (nats)", title="L during training")
-    ax_l.legend(loc="lower right")
-    ax_m.plot([-1, 1], [-1, 1], color=GRAY, lw=1)
-    pairs = ax_m.scatter(data_pts[:len(iu[0])], data_pts[:len(iu[0])], s=14, color=NAVY,
-                         label=r"$\langle s_i s_j\rangle$")
-    means = ax_m.scatter(data_pts[len(iu[0]):], data_pts[len(iu[0]):], s=22, color=ORANGE,
-                         marker="s", label=r"$\langle s_i\rangle$")
-    ax_m.set(xlim=(-1.05, 1.05), ylim=(-1.05, 1.05), xlabel="data moment",
-             ylabel="model moment (exact)", title="moment matching (Eq. 5.6)")
-    ax_m.legend(loc="upper left")
-    fig.tight_layout()
+    fig, ax_l, curve, pairs, means = _figure(data_pts, len(iu[0]), L_best, -n * np.log(2))
 
     controls = {
         "lr": widgets.FloatLogSlider(value=0.2, base=10, min=-3, max=2, step=0.1,
