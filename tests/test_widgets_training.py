@@ -10,7 +10,7 @@ import matplotlib.text
 import numpy as np
 import pytest
 
-from bmlab import visible as V
+from bmlab.visible import visible_log_likelihood
 from bmlab.widgets import ALL_PANELS
 from bmlab.widgets.training import MAX_ABS_PARAM, default_data, training_panel
 
@@ -43,7 +43,9 @@ def test_registered_and_default_run_is_fast_and_reaches_the_maximum(panel):
     L = np.asarray(curve.get_ydata())
     S = default_data()
     best = float(panel.last_status.split("maximum ")[1].split(")")[0])
-    assert L[0] == pytest.approx(V.log_likelihood(V.zero_params(9), S), abs=1e-9)
+    zero = {"J": np.zeros((9, 9)), "theta": np.zeros(9)}
+    assert L[0] == pytest.approx(visible_log_likelihood(zero, S), abs=1e-9)
+    assert L[-1] == pytest.approx(visible_log_likelihood(zero, S) + 2.6700, abs=1e-3)
     assert L[-1] > L[0] and L[-1] == pytest.approx(best, abs=0.02)
     assert panel.progress.value == panel.progress.max == 200
 
@@ -68,7 +70,16 @@ def test_data_as_model_learns_nothing_and_frozen_drifts(panel):
 def test_huge_learning_rate_gives_a_message_not_nan(panel):
     panel.set(estimator="exact", lr=100.0, n_steps=500)
     _check_clean(panel)
-    assert "stopped" in panel.last_status or "L = " in panel.last_status
+    assert "stopped" in panel.last_status and "lower the learning rate" in panel.last_status
+
+
+def test_a_falling_exact_likelihood_is_reported(panel):
+    """Just above 2/|lambda_min| (about 0.23 here) L peaks and falls: the status says so."""
+    panel.set(estimator="exact", lr=10**-0.6, n_steps=200)  # lr = 0.251
+    _check_clean(panel)
+    assert "fell from its peak" in panel.last_status
+    panel.set(estimator="exact", lr=0.2, n_steps=200)
+    assert "fell" not in panel.last_status
 
 
 def test_maximum_settings_finish_quickly(panel):
