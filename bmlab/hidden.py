@@ -25,7 +25,7 @@ from ._checks import check_finite, check_positive_int, check_rng
 from .exact import boltzmann_probs, empirical_distribution, moments_from_probs
 
 #: Largest joint system (visible + hidden units) handled by exact enumeration.
-N_MAX_JOINT = 16
+_N_MAX_JOINT = 16
 
 
 class HiddenMachine:
@@ -60,9 +60,9 @@ class HiddenMachine:
             raise TypeError(f"n_hidden must be an integer, got {type(n_hidden).__name__}")
         if n_hidden < 0:
             raise ValueError(f"n_hidden must be >= 0, got {n_hidden}")
-        if n_visible + n_hidden > N_MAX_JOINT:
+        if n_visible + n_hidden > _N_MAX_JOINT:
             raise ValueError(f"n_visible + n_hidden = {n_visible + n_hidden} is too large: at most "
-                             f"{N_MAX_JOINT} units, because every sum runs over all 2**N states")
+                             f"{_N_MAX_JOINT} units, because every sum runs over all 2**N states")
         for name, flag in (("restricted", restricted), ("visible_bias", visible_bias),
                            ("hidden_bias", hidden_bias)):
             if not isinstance(flag, (bool, np.bool_)):
@@ -178,4 +178,4 @@ class HiddenMachine:
         return {"log_likelihood": log_likelihood, "kl": kl}
 
 
-__all__ = ["N_MAX_JOINT", "HiddenMachine"]
+__all__ = ["HiddenMachine"]

@@ -29,6 +29,51 @@ MAX_HIDDEN = 4
 _SLOTS = 2 ** max(n for _, n in DATASETS.values())
 
 
+def _controls(dataset, machine, n_hidden, steps, seed) -> dict:
+    """Validate the builder's arguments and make its controls."""
+    if dataset not in DATASETS or machine not in MACHINES:
+        raise ValueError(f"dataset must be one of {sorted(DATASETS)} and machine one of "
+                         f"{MACHINES}; got {dataset!r}, {machine!r}")
+    for name, value, lo, hi in (("n_hidden", n_hidden, 0, MAX_HIDDEN),
+                                ("steps", steps, 100, 4000), ("seed", seed, 0, 9)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+        if not lo <= value <= hi:
+            raise ValueError(f"{name} must be between {lo} and {hi}, got {value}")
+    wide = {"style": {"description_width": "initial"}}
+    return {
+        "dataset": widgets.Dropdown(options=list(DATASETS), value=dataset, description="data",
+                                    **wide),
+        "machine": widgets.ToggleButtons(options=MACHINES, value=machine, description="machine",
+                                         **wide),
+        "n_hidden": widgets.IntSlider(value=n_hidden, min=0, max=MAX_HIDDEN,
+                                      description="hidden units", **wide),
+        "steps": widgets.IntSlider(value=steps, min=100, max=4000, step=100,
+                                   description="steps", **wide),
+        "seed": widgets.IntSlider(value=seed, min=0, max=9, description="seed", **wide),
+    }
+
+
+def _figure():
+    """The figure: p(v) bars of data and model (left), KL against the step (right)."""
+    fig, (ax_p, ax_kl) = plt.subplots(1, 2, figsize=(8.4, 3.0),
+                                      gridspec_kw={"width_ratios": [2.2, 1]})
+    x = np.arange(_SLOTS)
+    data_bars = ax_p.bar(x - 0.2, np.zeros(_SLOTS), width=0.4, color=GRAY, label="data")
+    model_bars = ax_p.bar(x + 0.2, np.zeros(_SLOTS), width=0.4, color=NAVY, label="model")
+    ax_p.set_ylabel("probability")
+    ax_p.legend(loc="upper right", fontsize="small")
+    title_p = ax_p.set_title("", fontsize="medium")
+    (kl_line,) = ax_kl.plot([], [], color=ORANGE)
+    floor = ax_kl.axhline(np.log(2.0), color=GRAY, ls="--", lw=1)
+    floor_text = ax_kl.text(0.98, np.log(2.0), "log 2", color=GRAY, fontsize="small", ha="right",
+                            va="bottom", transform=ax_kl.get_yaxis_transform())
+    ax_kl.set(yscale="log", xlabel="step")
+    ax_kl.set_title("KL, nats", fontsize="medium")
+    fig.tight_layout()
+    return fig, ax_p, ax_kl, data_bars, model_bars, title_p, kl_line, (floor, floor_text)
+
+
 def hidden_training_panel(dataset: str = "parity, 3 bits", machine: str = "restricted",
                           n_hidden: int = 3, steps: int = 1500, seed: int = 0) -> Panel:
     """Train a machine with hidden units exactly and watch p(v) approach p_data(v).
@@ -51,42 +96,8 @@ def hidden_training_panel(dataset: str = "parity, 3 bits", machine: str = "restr
         Training panel (Run button), controls ``dataset, machine, n_hidden, steps, seed``;
         ``panel.result`` is the last :class:`bmlab.TrainResult`.
     """
-    if dataset not in DATASETS or machine not in MACHINES:
-        raise ValueError(f"dataset must be one of {sorted(DATASETS)} and machine one of "
-                         f"{MACHINES}; got {dataset!r}, {machine!r}")
-    for name, value, lo, hi in (("n_hidden", n_hidden, 0, MAX_HIDDEN),
-                                ("steps", steps, 100, 4000), ("seed", seed, 0, 9)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-        if not lo <= value <= hi:
-            raise ValueError(f"{name} must be between {lo} and {hi}, got {value}")
-    wide = {"style": {"description_width": "initial"}}
-    controls = {
-        "dataset": widgets.Dropdown(options=list(DATASETS), value=dataset, description="data",
-                                    **wide),
-        "machine": widgets.ToggleButtons(options=MACHINES, value=machine, description="machine",
-                                         **wide),
-        "n_hidden": widgets.IntSlider(value=n_hidden, min=0, max=MAX_HIDDEN,
-                                      description="hidden units", **wide),
-        "steps": widgets.IntSlider(value=steps, min=100, max=4000, step=100,
-                                   description="steps", **wide),
-        "seed": widgets.IntSlider(value=seed, min=0, max=9, description="seed", **wide),
-    }
-    fig, (ax_p, ax_kl) = plt.subplots(1, 2, figsize=(8.4, 3.0),
-                                      gridspec_kw={"width_ratios": [2.2, 1]})
-    x = np.arange(_SLOTS)
-    data_bars = ax_p.bar(x - 0.2, np.zeros(_SLOTS), width=0.4, color=GRAY, label="data")
-    model_bars = ax_p.bar(x + 0.2, np.zeros(_SLOTS), width=0.4, color=NAVY, label="model")
-    ax_p.set_ylabel("probability")
-    ax_p.legend(loc="upper right", fontsize="small")
-    title_p = ax_p.set_title("", fontsize="medium")
-    (kl_line,) = ax_kl.plot([], [], color=ORANGE)
-    floor = ax_kl.axhline(np.log(2.0), color=GRAY, ls="--", lw=1)
-    floor_text = ax_kl.text(0.98, np.log(2.0), "log 2", color=GRAY, fontsize="small", ha="right",
-                            va="bottom", transform=ax_kl.get_yaxis_transform())
-    ax_kl.set(yscale="log", xlabel="step")
-    ax_kl.set_title("KL, nats", fontsize="medium")
-    fig.tight_layout()
+    controls = _controls(dataset, machine, n_hidden, steps, seed)
+    fig, ax_p, ax_kl, data_bars, model_bars, title_p, kl_line, floor = _figure()
     progress = TrainingProgress()
 
     def update(dataset, machine, n_hidden, steps, seed):
@@ -117,8 +128,8 @@ def hidden_training_panel(dataset: str = "parity, 3 bits", machine: str = "restr
         kl_line.set_data(result.history["step"], kls)
         ax_kl.set_xlim(0, steps)
         ax_kl.set_ylim(min(1e-3, 0.5 * float(kls.min())), 2.0)
-        floor.set_visible(dataset.startswith("parity"))
-        floor_text.set_visible(dataset.startswith("parity"))
+        for artist in floor:
+            artist.set_visible(dataset.startswith("parity"))
         panel.result = result
         final = kl(result.params)
         verdict = "fits the data (KL < 0.01)" if final < 0.01 else "no fit (KL >= 0.01)"
