@@ -246,6 +246,26 @@ def exact_moments(J, theta=None, beta=1.0) -> tuple[np.ndarray, np.ndarray]:
     return m, C
 
 
+def empirical_distribution(S) -> np.ndarray:
+    """Fraction of the rows of ``S`` in each of the 2**N states (:func:`all_states` order).
+
+    Parameters
+    ----------
+    S : array_like, shape (D, N), entries ±1, D >= 1, N <= 24
+
+    Returns
+    -------
+    p_data : ndarray, shape (2**N,)
+        Sums to 1; repeated rows count repeatedly.
+    """
+    S = check_spins(S, np.shape(S)[-1] if np.ndim(S) else 0, name="data")
+    if S.ndim != 2 or len(S) == 0:
+        raise ValueError(f"data must have shape (D, N) with D >= 1, got {S.shape}")
+    check_n_states(S.shape[1], N_MAX_TABLE, name="N", why=_WHY_TABLE)
+    counts = np.bincount(state_codes(S), minlength=2 ** S.shape[1])
+    return counts / counts.sum()
+
+
 def sample_exact(J, theta=None, *, beta=1.0, n_samples, rng) -> np.ndarray:
     """Independent exact draws from the Boltzmann law (for teacher data).
 
