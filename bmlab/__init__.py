@@ -17,14 +17,7 @@ from .exact import (
     sample_exact,
     state_codes,
 )
-from .glauber import (
-    GlauberRun,
-    flip_probability,
-    glauber_run,
-    glauber_sample,
-    glauber_transition_matrix,
-    heat_bath_probability,
-)
+from .glauber import GlauberRun, glauber_run, glauber_sample, glauber_transition_matrix
 from .hidden import HiddenMachine
 from .learning import History, TrainResult, train
 from .panel import Panel
@@ -49,11 +42,9 @@ __all__ = [
     "codes_to_states",
     "energy",
     "exact_moments",
-    "flip_probability",
     "glauber_run",
     "glauber_sample",
     "glauber_transition_matrix",
-    "heat_bath_probability",
     "load_results",
     "log_partition",
     "moments_from_probs",

@@ -5,9 +5,9 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from scipy import stats
 
 import bmlab
-from bmlab import mixing
 from bmlab.widgets import ALL_PANELS
 from bmlab.widgets import glauber as wg
 
@@ -84,7 +84,7 @@ def test_fig53_default_is_the_lecture_machine():
     chain = np.array([b.get_height() for b in panel.fig.axes[0].patches[8:]])
     assert chain.sum() == pytest.approx(1.0)
     # 4000 sweeps from one chain: visit frequencies within 0.05 TV of exact
-    assert mixing.tv_distance(chain, bmlab.boltzmann_probs(wg._triangle(.5, .5, -.5))) < .05
+    assert 0.5 * np.abs(chain - bmlab.boltzmann_probs(wg._triangle(.5, .5, -.5))).sum() < .05
 
 
 def test_two_basin_exact_bars_are_symmetric_and_chains_freeze():
@@ -98,6 +98,22 @@ def test_two_basin_exact_bars_are_symmetric_and_chains_freeze():
     panel.set(beta=0.3, seed=1)
     switches = int(panel.last_status.split(";")[-1].split()[0])
     assert switches > 100
+
+
+def test_markov_path_steps_follow_the_transition_matrix_chi_square():
+    """Exact oracle for the panel's path sampler: the moves out of each state are multinomial
+    with probabilities T[s] (chi-square over all rows at the 0.999 quantile)."""
+    J, theta = wg._triangle(0.8, -0.4, 1.1), np.array([0.2, -0.3, 0.1])
+    T = bmlab.glauber_transition_matrix(J, theta, 1.3)
+    path = wg._markov_path(T, 200_000, 7, np.random.default_rng(3))
+    prev = np.concatenate([[7], path[:-1]])
+    counts = np.zeros((8, 8))
+    np.add.at(counts, (prev, path), 1)
+    expected = counts.sum(axis=1, keepdims=True) * T
+    used = expected > 0
+    assert np.all(counts[~used] == 0)  # never a move that T forbids
+    chi2 = np.sum((counts[used] - expected[used]) ** 2 / expected[used])
+    assert chi2 < stats.chi2.ppf(0.999, df=int(used.sum()) - 8), chi2
 
 
 def test_state_labels_order():
