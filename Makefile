@@ -11,7 +11,7 @@ unexport MPLBACKEND
 
 NBVAL_FLAGS := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: help venv lab test test-fast test-browser lint notebooks figures benchmarks lock present clean
+.PHONY: help venv lab test test-fast test-browser lint notebooks figures benchmarks lock present site clean
 
 help:
 	@echo "make lab           set up .venv and open JupyterLab on notebooks/"
@@ -22,6 +22,7 @@ help:
 	@echo "make figures       regenerate recorded results (benchmarks/) and figures"
 	@echo "make benchmarks    run the speed benchmarks and print their tables"
 	@echo "make present       serve the widget dashboards (dashboards/) for projection with Voila"
+	@echo "make site          build an offline static HTML site of the executed notebooks in site/"
 	@echo "make lock          re-resolve requirements.lock and environment.yml (needs network)"
 
 venv: $(STAMP)
@@ -65,6 +66,9 @@ benchmarks: $(STAMP)
 present: $(STAMP)
 	@echo "Open http://127.0.0.1:$(PORT)/ and pick a dashboard (one per notebook)."
 	$(VENV)/bin/voila --no-browser --Voila.ip=127.0.0.1 --port=$(PORT) dashboards/
+
+site: $(STAMP)
+	$(PY) docs/build_site.py site
 
 lock:
 	$(PY) -m pip install --quiet uv
