@@ -13,7 +13,7 @@ unexport MPLBACKEND
 # outputs"): one BLAS/OpenMP thread, numpy's AVX-512 paths off. OPENBLAS_CORETYPE is never touched.
 PORTABLE_ENV := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 NPY_DISABLE_CPU_FEATURES="AVX512_ICL AVX512_SPR X86_V4"
 
-.PHONY: help venv lab test test-fast test-browser test-portable lint notebooks figures benchmarks mutation lock present clean
+.PHONY: help venv lab test test-fast test-browser test-portable lint notebooks figures benchmarks mutation lock present site clean
 
 help:
 	@echo "make lab           set up .venv and open JupyterLab on notebooks/"
@@ -26,6 +26,7 @@ help:
 	@echo "make benchmarks    run the speed benchmarks and print their tables"
 	@echo "make mutation      plant known mistakes in bmlab's core; the unit tests must catch them"
 	@echo "make present       serve the widget dashboards (dashboards/) for projection with Voila"
+	@echo "make site          build an offline static HTML site of the executed notebooks in site/"
 	@echo "make lock          re-resolve requirements.lock and environment.yml (needs network)"
 
 venv: $(STAMP)
@@ -42,7 +43,7 @@ lab: $(STAMP)
 	$(VENV)/bin/jupyter lab --allow-root --notebook-dir=notebooks --ServerApp.port=$(PORT)
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check bmlab tests benchmarks notebooks/*.py conftest.py
+	$(VENV)/bin/ruff check bmlab tests benchmarks docs notebooks/*.py conftest.py
 
 # conftest.py supplies the nbval options: `pytest notebooks` needs no flags.
 test: $(STAMP) lint
@@ -76,6 +77,9 @@ mutation: $(STAMP)
 present: $(STAMP)
 	@echo "Open http://127.0.0.1:$(PORT)/ and pick a dashboard (one per notebook)."
 	$(VENV)/bin/voila --no-browser --Voila.ip=127.0.0.1 --port=$(PORT) dashboards/
+
+site: $(STAMP)
+	$(PY) docs/build_site.py site
 
 lock:
 	$(PY) -m pip install --quiet uv

@@ -8,10 +8,15 @@ inside ``update`` is shown to the audience as one polite sentence -- never a tra
 
 Panels are also driven from Python (``panel.set(J12=0.8)``), which is how the latency
 benchmark and the fuzz tests exercise them without a browser.
+
+A displayed panel's saved output carries, beside the live widget view, a PNG snapshot of its
+figure and a stable ``text/plain`` title, so GitHub, nbviewer and ``nbconvert --to html`` (which
+skip widget views without stored widget state) show the figure instead of a widget repr.
 """
 
 from __future__ import annotations
 
+import base64
 import html
 import io
 import time
@@ -84,6 +89,7 @@ class Panel:
         progress: TrainingProgress | None = None,
     ):
         self.fig = fig
+        self.title = title
         self.controls = controls
         self._update = update
         self.training = training
@@ -159,9 +165,19 @@ class Panel:
             self._quiet = False
         start = time.perf_counter()
         self.compute()
-        self.fig.savefig(io.BytesIO(), format="png")  # what display() does for inline plots
+        self.snapshot()  # what display() does for inline plots
         return time.perf_counter() - start
 
-    def _ipython_display_(self):
+    def snapshot(self) -> bytes:
+        """The figure as it stands, as PNG bytes (rendered like the inline backend does)."""
+        buffer = io.BytesIO()
+        self.fig.savefig(buffer, format="png", bbox_inches="tight")
+        return buffer.getvalue()
+
+    def _repr_mimebundle_(self, **kwargs) -> dict:
+        """Live widget view plus a static PNG and a stable title for kernel-less viewers."""
         self.refresh()
-        display(self.widget)
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["image/png"] = base64.b64encode(self.snapshot()).decode("ascii")
+        bundle["text/plain"] = f"bmlab panel: {self.title}" if self.title else "bmlab panel"
+        return bundle

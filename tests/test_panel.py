@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import base64
+import io
+
 import ipywidgets as widgets
 import matplotlib
+import matplotlib.image
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -95,3 +99,15 @@ def test_training_progress_bar_follows_train_callback():
     assert panel.last_status == "100"  # halfway through, the bar shows 100 of 200
     assert progress.bar.value == progress.bar.max == 200
     assert progress.bar.bar_style == "success"
+
+
+def test_display_bundle_carries_widget_view_png_snapshot_and_stable_title():
+    panel, _, _ = make_panel()
+    bundle = panel._repr_mimebundle_()
+    assert set(bundle) == {"application/vnd.jupyter.widget-view+json", "image/png", "text/plain"}
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == panel.widget.model_id
+    png = base64.b64decode(bundle["image/png"])
+    image = matplotlib.image.imread(io.BytesIO(png), format="png")
+    assert image.ndim == 3 and min(image.shape[:2]) > 50
+    assert bundle["text/plain"] == "bmlab panel: demo"  # no repr, address or model id
+    assert make_panel()[0]._repr_mimebundle_()["text/plain"] == bundle["text/plain"]

@@ -1,0 +1,86 @@
+"""Readable without a kernel: stored panel snapshots and the offline static site of ``make site``.
+
+The site is built once into a temporary folder with ``docs/build_site.py`` and opened from disk
+(file://) in headless Chromium with every non-file request aborted: math must be typeset by the
+local MathJax and every image must load. Skips without Chromium or Playwright, except with
+``CI=true``.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import browser_support as bs
+import nbformat
+import pytest
+
+NOTEBOOKS = sorted((bs.ROOT / "notebooks").glob("*.ipynb"))
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+RAW_MATH = re.compile(r"\$[^$\s][^$]*\$")
+
+
+def widget_outputs(path):
+    nb = nbformat.read(path, as_version=4)
+    return [
+        out["data"] for cell in nb.cells if cell.cell_type == "code"
+        for out in cell.get("outputs", []) if WIDGET_VIEW in out.get("data", {})
+    ]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_stored_panel_output_has_a_png_snapshot_and_a_title(path):
+    """Stale until the notebook is re-executed (``make notebooks``) after a panel change."""
+    for data in widget_outputs(path):
+        assert "image/png" in data, f"{path.name}: a widget output has no PNG snapshot"
+        assert data["text/plain"].startswith("bmlab panel"), data["text/plain"][:60]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    out = tmp_path_factory.mktemp("site")
+    subprocess.run([sys.executable, str(bs.ROOT / "docs" / "build_site.py"), str(out)],
+                   check=True, capture_output=True, timeout=300)
+    return out
+
+
+@pytest.mark.browser
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
+def test_site_is_offline_with_typeset_math_and_loaded_images(site, chromium):
+    pages = [site / "index.html"] + [site / f"{p.stem}.html" for p in NOTEBOOKS]
+    links = {a for a in re.findall(r'href="([^"#]+)"', (site / "index.html").read_text())}
+    assert links == {p.name for p in pages[1:]}
+    context = chromium.new_context(viewport=bs.VIEWPORT)
+    outside, failed, problems = [], [], []
+    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
+        "file://") else (outside.append(route.request.url), route.abort()))
+    page = context.new_page()
+    page.on("requestfailed", lambda request: failed.append(request.url))
+    # MathJax's hidden MathML (for screen readers) names TeX fonts that the package does not
+    # ship; Chromium then asks for them inside site/ and falls back to the STIX-Web ones.
+    optional = re.compile(r"^about:|/mathjax/fonts/HTML-CSS/TeX/otf/")
+    try:
+        for path in pages:
+            page.goto(path.as_uri(), wait_until="load")
+            images = page.eval_on_selector_all(
+                "img", "imgs => imgs.map(i => i.complete && i.naturalWidth > 0)")
+            assert all(images), f"{path.name}: {images.count(False)} image(s) did not load"
+            if path.name == "index.html":
+                continue
+            assert len(images) >= len(widget_outputs(bs.ROOT / "notebooks" / f"{path.stem}.ipynb"))
+            page.evaluate("() => new Promise(done => MathJax.Hub.Queue(() => done(true)))")
+            assert page.locator(".MathJax, .MathJax_Display").count() > 0, path.name
+            prose = page.eval_on_selector_all(
+                ".jp-MarkdownOutput", "cells => cells.map(c => { const d = c.cloneNode(true);"
+                " d.querySelectorAll('code, pre, script').forEach(e => e.remove());"
+                " return d.textContent; })")
+            raw = [m for text in prose for m in RAW_MATH.findall(text)]
+            if raw:  # e.g. a line inside $...$ that starts with "+ " became a list item
+                problems.append(f"{path.name}: math left untypeset: {raw[:3]}")
+    finally:
+        context.close()
+    assert not outside, f"requests left file://: {outside[:5]}"
+    failed = [url for url in failed if not optional.search(url)]
+    assert not failed, f"failed requests: {failed[:5]}"
+    assert not problems, "\n".join(problems)
