@@ -567,8 +567,8 @@ plt.show()
 # molded until its basins sit under the data.
 #
 # **The two forces.** Start from the Hebb machine and take one exact gradient step. The change
-# of each state's energy splits into the positive phase, $-\eta(\tfrac12 s^\top C'_\text{data} s
-# + m_\text{data}\cdot s)$, which is most negative where the data are, and the negative phase,
+# of each state's energy splits into the positive phase, $-\eta(\tfrac12 s^\top C'_\text{data} s +
+# m_\text{data}\cdot s)$, which is most negative where the data are, and the negative phase,
 # $+\eta(\tfrac12 s^\top C'_\text{model} s + m_\text{model}\cdot s)$, which is largest where the
 # model already puts its mass -- on its own samples, including the spurious states
 # (primes: diagonal set to zero).
