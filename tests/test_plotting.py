@@ -44,6 +44,7 @@ def test_use_style_modes_and_palette(monkeypatch):
 
 def test_save_figure_is_byte_identical_across_runs(tmp_path, monkeypatch):
     monkeypatch.setenv("BMLAB_FIGURES", str(tmp_path))
+    monkeypatch.setenv("BMLAB_SAVE_FIGURES", "1")
     bmlab.use_style()
     digests = []
     for _ in range(2):
@@ -63,6 +64,30 @@ def test_figures_dir_finds_repository_folder(tmp_path, monkeypatch):
     (tmp_path / "notebooks").mkdir()
     monkeypatch.chdir(tmp_path / "notebooks")
     assert plotting.figures_dir() == tmp_path / "figures"
+
+
+def test_save_figure_writes_nothing_unless_asked(tmp_path, monkeypatch):
+    """A notebook run in any folder (or under make test) never creates or touches figures/."""
+    monkeypatch.delenv("BMLAB_SAVE_FIGURES", raising=False)
+    monkeypatch.delenv("BMLAB_FIGURES", raising=False)
+    monkeypatch.chdir(tmp_path)
+    fig = _figure()
+    assert bmlab.save_figure(fig, "fig_test") == []
+    monkeypatch.setenv("BMLAB_SAVE_FIGURES", "0")
+    monkeypatch.setenv("BMLAB_FIGURES", str(tmp_path / "elsewhere"))
+    assert bmlab.save_figure(fig, "fig_test") == []
+    plt.close(fig)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_save_figure_when_asked_writes_into_working_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("BMLAB_SAVE_FIGURES", "1")
+    monkeypatch.delenv("BMLAB_FIGURES", raising=False)
+    monkeypatch.chdir(tmp_path)
+    fig = _figure()
+    paths = bmlab.save_figure(fig, "fig_test", formats=("png",))
+    plt.close(fig)
+    assert paths == [tmp_path / "figures" / "fig_test.png"] and paths[0].stat().st_size > 0
 
 
 def test_save_figure_rejects_paths():
