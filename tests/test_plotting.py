@@ -95,3 +95,14 @@ def test_save_figure_rejects_paths():
     with pytest.raises(ValueError, match="file stem"):
         bmlab.save_figure(fig, "../escape")
     plt.close(fig)
+
+
+def test_make_notebooks_asks_for_figures(monkeypatch, tmp_path):
+    """``python -m bmlab.tools execute`` (make notebooks / make figures) is what writes figures/."""
+    from bmlab import tools
+
+    monkeypatch.delenv("BMLAB_SAVE_FIGURES", raising=False)
+    calls = []
+    monkeypatch.setattr(tools.subprocess, "run", lambda cmd, **kw: calls.append(kw["env"]))
+    tools.execute([str(tmp_path / "nb.ipynb")])
+    assert calls[0]["BMLAB_SAVE_FIGURES"] == "1" and calls[0]["BMLAB_PROGRESS"] == "0"
