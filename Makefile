@@ -58,8 +58,9 @@ test-fast: $(STAMP) lint
 test-browser: $(STAMP)
 	BMLAB_PROGRESS=0 $(PY) -m pytest tests -m browser
 
+# The only targets that write figures/ (save_figure is a no-op unless BMLAB_SAVE_FIGURES=1).
 notebooks: $(STAMP)
-	$(PY) -m bmlab.tools execute notebooks/*.ipynb
+	BMLAB_SAVE_FIGURES=1 $(PY) -m bmlab.tools execute notebooks/*.ipynb
 
 figures: $(STAMP)
 	$(PY) benchmarks/record_all.py

@@ -1,6 +1,6 @@
 """Re-run every script that records results too slow to compute live (``make figures``).
 
-Each ``benchmarks/record_*.py`` writes ``benchmarks/results/<name>.json`` stamped with a hash
+Each ``benchmarks/record_*.py`` writes ``bmlab/recorded/<name>.json`` stamped with a hash
 of the sources it used; ``tests/test_harness.py`` fails while a stamp is stale.
 """
 

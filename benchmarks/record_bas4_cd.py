@@ -8,7 +8,7 @@ RBM with 16 visible and 16 hidden units, full batch (all 32 patterns), plain gra
     nice python benchmarks/record_bas4_cd.py     # CD-1, CD-10, PCD-1, damped CD-1 (~2 min)
     nice python benchmarks/record_bas4_exact.py  # the exact-gradient reference (~12 min)
 
-writes ``benchmarks/results/bas4_cd.json`` or ``bas4_exact.json``.
+writes ``bmlab/recorded/bas4_cd.json`` or ``bas4_exact.json``.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Same machine, rate, initialisation and number of updates as the CD runs; each update
 enumerates the 2**16 hidden states (about 12 minutes on a shared 2-core machine).
-Writes ``benchmarks/results/bas4_exact.json``.
+Writes ``bmlab/recorded/bas4_exact.json``.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Times :func:`bmlab.log_partition` (half-split enumeration) on dense random machines for
 N = 10..30 and the naive full-matrix enumeration :func:`bmlab.ledger.naive_log_partition`
 for N = 10..20, on the same machines (same seed, same draw order), and writes
-``benchmarks/results/log_partition_timings.json``. Takes about a minute.
+``bmlab/recorded/log_partition_timings.json``. Takes about a minute.
 
 Run: ``.venv/bin/python benchmarks/record_log_partition_timings.py``
 """

@@ -11,7 +11,7 @@
     guide (visible biases at the data log-odds, PCD-1, batch 10, rate 0.05, momentum 0.5);
     scores averaged over the same seeds.
 
-    nice python benchmarks/record_sklearn_rbm.py   # ~1 min; writes results/sklearn_rbm.json
+    nice python benchmarks/record_sklearn_rbm.py   # ~1 min; writes bmlab/recorded/sklearn_rbm.json
 """
 
 from __future__ import annotations

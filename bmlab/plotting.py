@@ -84,8 +84,11 @@ def figures_dir() -> Path:
 
 
 def save_figure(fig, name: str, formats=("png", "svg")) -> list[Path]:
-    """Save ``fig`` deterministically as ``figures/<name>.<fmt>``.
+    """Save ``fig`` deterministically as ``figures/<name>.<fmt>`` -- only when asked.
 
+    Files are written only when ``$BMLAB_SAVE_FIGURES`` is ``1`` (``make notebooks`` and
+    ``make figures`` set it), into :func:`figures_dir`; otherwise nothing is written, so
+    running or testing a notebook never touches the checkout or creates ``figures/``.
     No dates or software versions are embedded and SVG ids use a fixed salt, so the files
     are byte-identical across re-runs with the same package versions.
 
@@ -99,10 +102,12 @@ def save_figure(fig, name: str, formats=("png", "svg")) -> list[Path]:
     Returns
     -------
     list of pathlib.Path
-        The files written.
+        The files written (empty when saving was not asked for).
     """
     if not name or "/" in name or "\\" in name:
         raise ValueError(f"name must be a plain file stem, got {name!r}")
+    if os.environ.get("BMLAB_SAVE_FIGURES", "0") != "1":
+        return []
     out = figures_dir()
     out.mkdir(parents=True, exist_ok=True)
     paths = []

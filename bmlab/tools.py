@@ -1,8 +1,9 @@
 """Maintenance commands: ``python -m bmlab.tools execute|env-yml``.
 
 ``execute`` re-runs notebooks in place reproducibly (no timing metadata, progress bars off,
-inline matplotlib). ``env-yml`` writes environment.yml from requirements.lock, so conda,
-Binder, make and CI share one set of pins.
+inline matplotlib) and lets them write ``figures/`` (``BMLAB_SAVE_FIGURES=1``). ``env-yml``
+writes environment.yml from requirements.lock, so conda, Binder, make and CI share one set of
+pins.
 """
 
 from __future__ import annotations
@@ -47,8 +48,9 @@ def environment_yml(pins: dict[str, str]) -> str:
 
 
 def execute(paths: list[str]) -> None:
-    """Execute notebooks in place with clean, reproducible outputs."""
+    """Execute notebooks in place with clean, reproducible outputs (and regenerate figures)."""
     env = dict(os.environ, BMLAB_PROGRESS="0", PYTHONHASHSEED="0")
+    env.setdefault("BMLAB_SAVE_FIGURES", "1")  # the one command that is meant to write figures/
     env.pop("MPLBACKEND", None)
     for path in paths:
         print(f"executing {path}", flush=True)

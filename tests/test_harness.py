@@ -99,7 +99,11 @@ def test_postbuild_installs_bmlab_without_deps():
     assert "pip install --no-deps ." in text
 
 
-RECORDED = sorted((ROOT / "benchmarks" / "results").glob("*.json"))
+RECORDED = sorted((ROOT / "bmlab" / "recorded").glob("*.json"))
+
+
+def test_recorded_results_exist():
+    assert RECORDED, "no recorded results in bmlab/recorded/"
 
 
 @pytest.mark.parametrize("path", RECORDED, ids=lambda p: p.stem)

@@ -44,6 +44,7 @@ def test_use_style_modes_and_palette(monkeypatch):
 
 def test_save_figure_is_byte_identical_across_runs(tmp_path, monkeypatch):
     monkeypatch.setenv("BMLAB_FIGURES", str(tmp_path))
+    monkeypatch.setenv("BMLAB_SAVE_FIGURES", "1")
     bmlab.use_style()
     digests = []
     for _ in range(2):
@@ -65,8 +66,43 @@ def test_figures_dir_finds_repository_folder(tmp_path, monkeypatch):
     assert plotting.figures_dir() == tmp_path / "figures"
 
 
+def test_save_figure_writes_nothing_unless_asked(tmp_path, monkeypatch):
+    """A notebook run in any folder (or under make test) never creates or touches figures/."""
+    monkeypatch.delenv("BMLAB_SAVE_FIGURES", raising=False)
+    monkeypatch.delenv("BMLAB_FIGURES", raising=False)
+    monkeypatch.chdir(tmp_path)
+    fig = _figure()
+    assert bmlab.save_figure(fig, "fig_test") == []
+    monkeypatch.setenv("BMLAB_SAVE_FIGURES", "0")
+    monkeypatch.setenv("BMLAB_FIGURES", str(tmp_path / "elsewhere"))
+    assert bmlab.save_figure(fig, "fig_test") == []
+    plt.close(fig)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_save_figure_when_asked_writes_into_working_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("BMLAB_SAVE_FIGURES", "1")
+    monkeypatch.delenv("BMLAB_FIGURES", raising=False)
+    monkeypatch.chdir(tmp_path)
+    fig = _figure()
+    paths = bmlab.save_figure(fig, "fig_test", formats=("png",))
+    plt.close(fig)
+    assert paths == [tmp_path / "figures" / "fig_test.png"] and paths[0].stat().st_size > 0
+
+
 def test_save_figure_rejects_paths():
     fig = _figure()
     with pytest.raises(ValueError, match="file stem"):
         bmlab.save_figure(fig, "../escape")
     plt.close(fig)
+
+
+def test_make_notebooks_asks_for_figures(monkeypatch, tmp_path):
+    """``python -m bmlab.tools execute`` (make notebooks / make figures) is what writes figures/."""
+    from bmlab import tools
+
+    monkeypatch.delenv("BMLAB_SAVE_FIGURES", raising=False)
+    calls = []
+    monkeypatch.setattr(tools.subprocess, "run", lambda cmd, **kw: calls.append(kw["env"]))
+    tools.execute([str(tmp_path / "nb.ipynb")])
+    assert calls[0]["BMLAB_SAVE_FIGURES"] == "1" and calls[0]["BMLAB_PROGRESS"] == "0"
