@@ -13,7 +13,7 @@ unexport MPLBACKEND
 # outputs"): one BLAS/OpenMP thread, numpy's AVX-512 paths off. OPENBLAS_CORETYPE is never touched.
 PORTABLE_ENV := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 NPY_DISABLE_CPU_FEATURES="AVX512_ICL AVX512_SPR X86_V4"
 
-.PHONY: help venv lab test test-fast test-browser test-portable lint notebooks figures benchmarks mutation lock present site clean
+.PHONY: help venv lab test test-fast test-browser test-portable test-wheel lint notebooks figures benchmarks mutation lock present site clean
 
 help:
 	@echo "make lab           set up .venv and open JupyterLab on notebooks/"
@@ -21,6 +21,7 @@ help:
 	@echo "make test-fast     lint + unit tests only"
 	@echo "make test-browser  only the JupyterLab-in-Chromium tests"
 	@echo "make test-portable the notebooks under strict nbval with one thread and no AVX-512"
+	@echo "make test-wheel    install the built wheel in a fresh venv and run notebooks from elsewhere"
 	@echo "make notebooks     re-execute every notebook in place (clean, reproducible outputs)"
 	@echo "make figures       regenerate recorded results (benchmarks/) and figures"
 	@echo "make benchmarks    run the speed benchmarks and print their tables"
@@ -47,16 +48,21 @@ lint: $(STAMP)
 
 # conftest.py supplies the nbval options: `pytest notebooks` needs no flags.
 test: $(STAMP) lint
-	BMLAB_PROGRESS=0 $(PY) -m pytest tests notebooks
+	$(PY) -m pytest tests notebooks -m "not wheel"
 
 test-portable: $(STAMP)
 	$(PORTABLE_ENV) $(PY) -m pytest notebooks
 
 test-fast: $(STAMP) lint
-	BMLAB_PROGRESS=0 $(PY) -m pytest tests -m "not browser"
+	$(PY) -m pytest tests -m "not browser and not wheel"
+
+# Builds the wheel, installs it into a fresh venv from the lock and runs notebooks 02 and 05
+# from a foreign folder (2-4 minutes; run by .ci/run after make test).
+test-wheel: $(STAMP)
+	$(PY) -m pytest tests -m wheel
 
 test-browser: $(STAMP)
-	BMLAB_PROGRESS=0 $(PY) -m pytest tests -m browser
+	$(PY) -m pytest tests -m browser
 
 # The only targets that write figures/ (save_figure is a no-op unless BMLAB_SAVE_FIGURES=1).
 notebooks: $(STAMP)
