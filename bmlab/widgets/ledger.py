@@ -1,8 +1,5 @@
-"""Live panels of notebook 02 (the Z ledger, Section 5.7, Figure 5.5).
-
-The notebook writes the ledger, the frustration count and the 2^N arithmetic out in plain
-numpy; these panels redo the same sums live, through :mod:`bmlab.exact`.
-States are listed in :func:`bmlab.all_states` order (row 0 is ``− − −``, spin 1 flips fastest).
+"""Live panels of notebook 02 (the Z ledger, Section 5.7, Figure 5.5): the notebook's sums,
+redone live through :mod:`bmlab.exact`, states in :func:`bmlab.all_states` order (``− − −`` first).
 """
 
 from __future__ import annotations
@@ -20,8 +17,7 @@ from ..plotting import GRAY, NAVY, ORANGE
 from ..results import load_results
 from . import ALL_PANELS
 
-AGE_OF_UNIVERSE_S = 13.8e9 * 365.25 * 86400  # 13.8 billion years (Planck 2018), ~4.4e17 s
-ATOMS_IN_UNIVERSE = 1e80  # order of magnitude, observable universe
+AGE_OF_UNIVERSE_S, ATOMS_IN_UNIVERSE = 13.8e9 * 365.25 * 86400, 1e80  # Planck 2018; ~1e80
 _UNITS = [(AGE_OF_UNIVERSE_S, "ages of the universe"), (365.25 * 86400, "years"),
           (86400, "days"), (3600, "hours"), (60, "minutes"), (1, "s"), (1e-3, "ms")]
 
@@ -36,8 +32,7 @@ def _ledger_html(S, E, w, pw) -> str:
     """The ledger as an HTML table: one row per state, column sums; ground rows shaded."""
     td = '<td style="padding:1px 10px;text-align:right;font-family:monospace{}">{}</td>'
     ground = np.isclose(E, E.min(), rtol=0, atol=1e-9)
-    rows = ["<tr><th>s₁ s₂ s₃</th><th>E(s)</th><th>e<sup>−E</sup></th>"
-            "<th>s₁s₂ e<sup>−E</sup></th></tr>"]
+    rows = ["<tr><th>s₁ s₂ s₃</th><th>E(s)</th><th>e<sup>−E</sup></th><th>s₁s₂ e<sup>−E</sup>"]
     for s, e, x, y, g in zip(S, E, w, pw, ground, strict=True):
         spins = " ".join("+" if v > 0 else "−" for v in s)
         shade = ' style="background:#e8edf6"' if g else ""
@@ -62,8 +57,7 @@ def ledger_panel(J12=0.5, J23=0.5, J13=-0.5, theta=(0.0, 0.0, 0.0), data_moment=
     Returns
     -------
     Panel
-        Controls ``J12, J23, J13, theta1, theta2, theta3, data``; the HTML ledger is
-        ``panel.table``; the figure shows p(s) per state and both correlations.
+        Controls ``J12, J23, J13, theta1, theta2, theta3, data``; the ledger is ``panel.table``.
     """
     theta = check_theta(theta, 3)
     controls = {"J12": _slider("J₁₂", J12, -2, 2), "J23": _slider("J₂₃", J23, -2, 2),
@@ -79,15 +73,15 @@ def ledger_panel(J12=0.5, J23=0.5, J13=-0.5, theta=(0.0, 0.0, 0.0), data_moment=
     bars = ax_p.bar(range(8), np.full(8, 1 / 8), color=[NAVY if v > 0 else ORANGE for v in s1s2])
     ax_p.set_xticks(range(8), ["".join("+" if v > 0 else "−" for v in s) for s in S],
                     fontfamily="monospace")
-    ax_p.set(ylabel="p(s) = e$^{-E}$/Z")
+    ax_p.set_ylabel("p(s) = e$^{-E}$/Z")
     ax_p.set_title("ledger rows (navy: s₁s₂=+1, orange: −1)", fontsize="medium")
     flag = ax_p.text(0.98, 0.95, "", transform=ax_p.transAxes, ha="right", va="top",
                      fontsize="medium", fontweight="bold")
     hb = ax_m.barh([1, 0], [0.0, 0.0], color=[NAVY, GRAY], height=0.6)
     ax_m.set_yticks([1, 0], ["model", "data"])
     ax_m.set(xlim=(-1, 1), ylim=(-1.3, 1.6))
-    ax_m.axvline(0, color="k", lw=0.6)
     ax_m.set_title("⟨s₁s₂⟩", fontsize="medium")
+    ax_m.axvline(0, color="k", lw=0.6)
     grad_text = ax_m.text(0, -0.75, "", ha="center", va="top", fontsize="medium")
     fig.tight_layout()
     table = widgets.HTML()
@@ -112,8 +106,7 @@ def ledger_panel(J12=0.5, J23=0.5, J13=-0.5, theta=(0.0, 0.0, 0.0), data_moment=
         table.value = _ledger_html(S, E, w, s1s2 * w)
         n_sat = int(np.all(bonds * np.array([J12, J23, J13]) >= 0, axis=1).sum())
         ground = np.isclose(E, E.min(), rtol=0, atol=1e-9)
-        sat = ("no state satisfies all 3 bonds" if n_sat == 0
-               else f"{n_sat} state(s) satisfy all bonds")
+        sat = f"{n_sat} state(s) satisfy all bonds" if n_sat else "no state satisfies all 3 bonds"
         return (f"Z = {w.sum():.4g}, <s1s2>_model = {m:.3f}, gradient {grad:+.3f} "
                 f"({'strengthen' if grad > 0 else 'weaken'} J12); {sat}; ground level "
                 f"E = {E.min():.2f}, {ground.sum()}-fold degenerate")
