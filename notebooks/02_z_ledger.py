@@ -278,9 +278,9 @@ print(f"recorded run ({len(bm['N'])} + {len(nv['N'])} machines, N up to {max(bm[
 # %% [markdown]
 # The recorded points, with a straight line $\log_2 t = a + bN$ fitted to those with $N \ge 20$
 # (below that, fixed overheads dominate): $2^b$ is the growth per added spin *that was
-# measured*. It stays below 2 because overheads still weigh in at $N = 20$; the work itself,
-# $2^N$ terms, doubles with every spin. So beyond the last measured point we extrapolate with
-# $2^N$, not with the fitted line (dotted).
+# measured* on the recording machine, overheads and timing noise included. The work itself,
+# $2^N$ terms, doubles with every spin, so beyond the last measured point we extrapolate with
+# $2^N$ from there (dotted), not with the fitted line.
 
 # %%
 N_bm, t_bm = np.array(bm["N"]), np.array(bm["seconds"])
