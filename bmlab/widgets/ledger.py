@@ -17,8 +17,8 @@ from ..plotting import GRAY, NAVY, ORANGE
 from ..results import load_results
 from . import ALL_PANELS
 
-AGE_OF_UNIVERSE_S, ATOMS_IN_UNIVERSE = 13.8e9 * 365.25 * 86400, 1e80  # Planck 2018; ~1e80
-_UNITS = [(AGE_OF_UNIVERSE_S, "ages of the universe"), (365.25 * 86400, "years"),
+_AGE_OF_UNIVERSE_S, _ATOMS_IN_UNIVERSE = 13.8e9 * 365.25 * 86400, 1e80  # Planck 2018; ~1e80
+_UNITS = [(_AGE_OF_UNIVERSE_S, "ages of the universe"), (365.25 * 86400, "years"),
           (86400, "days"), (3600, "hours"), (60, "minutes"), (1, "s"), (1e-3, "ms")]
 
 
@@ -167,8 +167,8 @@ def wall_panel(N=30, timings=None) -> Panel:
     fig, ax = plt.subplots(figsize=(7.0, 3.0))
     ax.plot(np.arange(1, 601), np.arange(1, 601) * math.log10(2), color=NAVY)
     ax.axvspan(0, 30, color=NAVY, alpha=0.08)
-    for value, name in [(AGE_OF_UNIVERSE_S, "seconds since the Big Bang"),
-                        (ATOMS_IN_UNIVERSE, "atoms in the observable universe")]:
+    for value, name in [(_AGE_OF_UNIVERSE_S, "seconds since the Big Bang"),
+                        (_ATOMS_IN_UNIVERSE, "atoms in the observable universe")]:
         ax.axhline(math.log10(value), color=GRAY, ls="--", lw=1)
         ax.text(600, math.log10(value) + 3, name, color=GRAY, fontsize="small", ha="right")
     (dot,) = ax.plot([N], [N * math.log10(2)], "o", color=ORANGE, ms=8)
@@ -186,8 +186,8 @@ def wall_panel(N=30, timings=None) -> Panel:
         else:
             when, how = f"under {_time(measured[min(measured)])}", "not measured"
         terms = _count(2**N)
-        refs = [(ATOMS_IN_UNIVERSE, "atoms in the observable universe"),
-                (AGE_OF_UNIVERSE_S, "seconds since the Big Bang"), (86400, "seconds in a day")]
+        refs = [(_ATOMS_IN_UNIVERSE, "atoms in the observable universe"),
+                (_AGE_OF_UNIVERSE_S, "seconds since the Big Bang"), (86400, "seconds in a day")]
         than = next((f"more terms than {name}" for v, name in refs if 2**N > v),
                     "fewer terms than seconds in a day")
         label.set_text(f"N = {N}: {terms} terms\nexact log Z: {when} ({how})")
