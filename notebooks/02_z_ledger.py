@@ -110,8 +110,8 @@ print("every ground state breaks exactly one bond:",
 # enumerated again. So we loop: step $J_{12}$ by $\eta\,(\langle s_1 s_2\rangle_\text{data} -
 # \langle s_1 s_2\rangle_\text{model})$, re-enumerate all 8 states, repeat -- with $J_{23}$,
 # $J_{13}$ held fixed. Written out, then checked against bmlab's training loop `bmlab.train`
-# driven by an exact gradient from `bmlab.exact_moments` (the vectorised enumeration that
-# notebooks 03 and 04 rely on):
+# driven by an exact gradient from `bmlab.exact_moments` (bmlab's vectorised enumeration of
+# all $2^N$ states):
 
 # %%
 data_moment, eta, n_steps = 0.50, 0.5, 30
@@ -181,8 +181,8 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# The coupling climbs to the closed-form value and the model correlation meets the data in a
-# few dozen steps. Nothing here is hard: eight energies, eight exponentials, one division,
+# The coupling climbs to the closed-form value and the model correlation meets the data
+# within about fifteen steps. Nothing here is hard: eight energies, eight exponentials, one division,
 # per step. The only trouble is the *eight*.
 #
 # ## 3. How many rows does the ledger have?
