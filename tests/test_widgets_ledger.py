@@ -1,4 +1,4 @@
-"""Panels of notebook 02: lecture numbers, live flags, fuzzed sliders, latency."""
+"""Panels of notebook 02: lecture numbers, exact-enumeration oracle, live flags, wall times."""
 
 from __future__ import annotations
 
@@ -8,9 +8,15 @@ import time
 import numpy as np
 import pytest
 
-from bmlab import ledger as L
+import bmlab
 from bmlab.widgets import ALL_PANELS
 from bmlab.widgets.ledger import ledger_panel, wall_panel
+
+ORDER = ["−−−", "+−−", "−+−", "++−", "−−+", "+−+", "−++", "+++"]  # bmlab.all_states order
+
+
+def _triangle(J12, J23, J13):
+    return np.array([[0.0, J12, J13], [J12, 0.0, J23], [J13, J23, 0.0]])
 
 
 def test_registered():
@@ -18,17 +24,39 @@ def test_registered():
     assert ALL_PANELS["z_wall"] is wall_panel
 
 
-def test_ledger_panel_shows_the_lecture_numbers():
+def test_ledger_panel_shows_the_lecture_numbers_in_all_states_order():
     panel = ledger_panel()
     status = panel.compute()
     assert panel.last_error is None
     assert "Z = 10.34" in status and "<s1s2>_model = 0.276" in status
     assert "gradient +0.224" in status and "6-fold degenerate" in status
     assert "no state satisfies all 3 bonds" in status
-    assert "Z = 10.339" in panel.table.value
+    assert "Z = 10.339" in panel.table.value and "+2.851" in panel.table.value
     assert panel.table in panel.widget.children
-    heights = [b.get_height() for b in panel.fig.axes[0].patches]
-    np.testing.assert_allclose(heights, L.ledger(L.LECTURE_J).probs)
+    ax = panel.fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ORDER
+    rows = [r.split("</td>")[0].rsplit(">", 1)[-1] for r in panel.table.value.split("<tr")[2:-1]]
+    assert [r.replace(" ", "") for r in rows] == ORDER
+
+
+def test_ledger_panel_agrees_with_exact_enumeration():
+    """Bars, Z and <s1 s2> at random settings against bmlab.exact (independent sums)."""
+    panel = ledger_panel()
+    rng = np.random.default_rng(3)
+    for _ in range(10):
+        J12, J23, J13 = rng.uniform(-2, 2, size=3)
+        theta = rng.uniform(-1, 1, size=3)
+        data = float(rng.uniform(-0.95, 0.95))
+        panel.set(J12=J12, J23=J23, J13=J13, theta1=theta[0], theta2=theta[1],
+                  theta3=theta[2], data=data)
+        J = _triangle(J12, J23, J13)
+        p = bmlab.boltzmann_probs(J, theta)
+        heights = [b.get_height() for b in panel.fig.axes[0].patches]
+        np.testing.assert_allclose(heights, p, rtol=0, atol=1e-12)
+        _, C = bmlab.exact_moments(J, theta)
+        assert f"Z = {math.exp(bmlab.log_partition(J, theta)):.4g}," in panel.last_status
+        assert f"<s1s2>_model = {C[0, 1]:.3f}" in panel.last_status
+        assert f"gradient {data - C[0, 1]:+.3f}" in panel.last_status
 
 
 def _flag(panel):
@@ -43,6 +71,7 @@ def test_frustration_flag_flips_with_the_loop_sign():
     panel.set(J13=0.5)
     assert _flag(panel).startswith("unfrustrated") and panel.last_error is None
     assert "2 state(s) satisfy all bonds" in panel.last_status
+    assert "2-fold degenerate" in panel.last_status
     panel.set(J13=0.0)
     assert "no closed loop" in _flag(panel)
     panel.set(J13=-0.5, J23=-0.5)
@@ -88,12 +117,23 @@ def test_wall_panel_every_n_and_text():
     assert "measured" in panel.last_status
 
 
-def test_wall_panel_with_given_timings_and_refusals():
+def test_wall_panel_extrapolates_with_2_to_the_n_from_the_largest_measured_n():
     ns = np.arange(10, 21)
-    panel = wall_panel(N=40, timings=(ns, 1e-6 * 2.0**ns))
+    secs = 1e-6 * 1.5**ns  # a measured growth below 2 must not be extrapolated
+    panel = wall_panel(N=20, timings=(ns, secs))
     panel.compute()
-    assert panel.last_error is None and "extrapolated" in panel.last_status
-    assert "x2.00 per spin" in panel.last_status
+    assert "measured" in panel.last_status
+    t20 = secs[-1]
+    for n, text in [(21, f"{2 * t20 * 1e3:.3g} ms"), (30, f"{t20 * 2**10:.3g} s"),
+                    (37, f"{t20 * 2**17 / 60:.3g} minutes"),
+                    (60, f"{t20 * 2**40 / (365.25 * 86400):.3g} years")]:
+        panel.set(N=n)
+        assert f"{text} (2^N from N = 20)" in panel.last_status, (n, panel.last_status)
+    panel.set(N=5)
+    assert "not measured" in panel.last_status
+
+
+def test_refusals():
     with pytest.raises(ValueError, match="N"):
         wall_panel(N=601)
     with pytest.raises(ValueError, match="theta"):

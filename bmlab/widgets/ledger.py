@@ -1,11 +1,5 @@
-"""Live panels of notebook 02 (the Z ledger, Section 5.7, Figure 5.5).
-
-* :func:`ledger_panel` -- an editable 3-spin ledger: couplings, biases and a data
-  correlation on sliders; the table, Z, <s1 s2>_model, the gradient of Eq. 5.4 and the
-  frustration flag update live.
-* :func:`wall_panel` -- an N slider on the 2^N curve: the number of terms, the time exact
-  enumeration takes (measured on this machine where possible, extrapolated beyond) and the
-  nearest cosmic comparison.
+"""Live panels of notebook 02 (the Z ledger, Section 5.7, Figure 5.5): the notebook's sums,
+redone live through :mod:`bmlab.exact`, states in :func:`bmlab.all_states` order (``− − −`` first).
 """
 
 from __future__ import annotations
@@ -16,109 +10,106 @@ import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .. import ledger as L
+from .._checks import check_finite, check_n_states, check_theta
+from ..exact import all_states, energy
 from ..panel import Panel
 from ..plotting import GRAY, NAVY, ORANGE
+from ..results import load_results
 from . import ALL_PANELS
 
-_RED = "#b04a5a"
-_GREEN = "#4c9a6a"
+_AGE_OF_UNIVERSE_S, _ATOMS_IN_UNIVERSE = 13.8e9 * 365.25 * 86400, 1e80  # Planck 2018; ~1e80
+_UNITS = [(_AGE_OF_UNIVERSE_S, "ages of the universe"), (365.25 * 86400, "years"),
+          (86400, "days"), (3600, "hours"), (60, "minutes"), (1, "s"), (1e-3, "ms")]
 
 
-def _slider(description, value, lo, hi, step=0.05):
-    return widgets.FloatSlider(
-        value=value, min=lo, max=hi, step=step, description=description,
-        continuous_update=True, readout_format=".2f",
-        style={"description_width": "initial"}, layout=widgets.Layout(width="230px"),
-    )
+def _slider(description, value, lo, hi):
+    return widgets.FloatSlider(value=value, min=lo, max=hi, step=0.05, description=description,
+                               readout_format=".2f", style={"description_width": "initial"},
+                               layout=widgets.Layout(width="230px"))
+
+
+def _ledger_html(S, E, w, pw) -> str:
+    """The ledger as an HTML table: one row per state, column sums; ground rows shaded."""
+    td = '<td style="padding:1px 10px;text-align:right;font-family:monospace{}">{}</td>'
+    ground = np.isclose(E, E.min(), rtol=0, atol=1e-9)
+    rows = ["<tr><th>s₁ s₂ s₃</th><th>E(s)</th><th>e<sup>−E</sup></th><th>s₁s₂ e<sup>−E</sup>"]
+    for s, e, x, y, g in zip(S, E, w, pw, ground, strict=True):
+        spins = " ".join("+" if v > 0 else "−" for v in s)
+        shade = ' style="background:#e8edf6"' if g else ""
+        color = ";color:" + ORANGE if y < 0 else ""
+        rows.append(f"<tr{shade}>{td.format('', spins)}{td.format('', f'{e:+.3f}')}"
+                    f"{td.format('', f'{x:.3f}')}{td.format(color, f'{y:+.3f}')}</tr>")
+    rows.append(f"<tr><td>sum</td><td></td>{td.format('', f'Z = {w.sum():.3f}')}"
+                f"{td.format('', f'{pw.sum():+.3f}')}</tr>")
+    return '<table style="border-collapse:collapse">' + "".join(rows) + "</table>"
 
 
 def ledger_panel(J12=0.5, J23=0.5, J13=-0.5, theta=(0.0, 0.0, 0.0), data_moment=0.5) -> Panel:
-    """Editable Z ledger of the 3-spin machine of Section 5.7.
+    """Editable Z ledger of the 3-spin machine of Section 5.7 (default: the lecture's).
 
     Parameters
     ----------
     J12, J23, J13 : float in [-2, 2]
-        Initial couplings (default: the lecture's machine).
     theta : sequence of 3 floats in [-1, 1]
-        Initial biases.
     data_moment : float in [-0.95, 0.95]
-        Initial <s1 s2>_data of the gradient example.
+        <s1 s2>_data of the gradient of Eq. 5.4.
 
     Returns
     -------
     Panel
-        Controls ``J12, J23, J13, theta1, theta2, theta3, data``. The HTML ledger is
-        ``panel.table``; the figure shows p(s) per state and the two correlations.
+        Controls ``J12, J23, J13, theta1, theta2, theta3, data``; the ledger is ``panel.table``.
     """
-    theta = L.check_finite(theta, "theta")
-    if theta.shape != (3,):
-        raise ValueError(f"theta must have 3 entries, got shape {theta.shape}")
-    controls = {
-        "J12": _slider("J₁₂", J12, -2, 2),
-        "J23": _slider("J₂₃", J23, -2, 2),
-        "J13": _slider("J₁₃", J13, -2, 2),
-        "theta1": _slider("θ₁", theta[0], -1, 1),
-        "theta2": _slider("θ₂", theta[1], -1, 1),
-        "theta3": _slider("θ₃", theta[2], -1, 1),
-        "data": _slider("⟨s₁s₂⟩ data", data_moment, -0.95, 0.95),
-    }
-    states = L.ledger_states(3)
-    labels = ["".join("+" if x > 0 else "−" for x in s) for s in states]
-    sign = states[:, 0] * states[:, 1]
+    theta = check_theta(theta, 3)
+    controls = {"J12": _slider("J₁₂", J12, -2, 2), "J23": _slider("J₂₃", J23, -2, 2),
+                "J13": _slider("J₁₃", J13, -2, 2), "theta1": _slider("θ₁", theta[0], -1, 1),
+                "theta2": _slider("θ₂", theta[1], -1, 1), "theta3": _slider("θ₃", theta[2], -1, 1),
+                "data": _slider("⟨s₁s₂⟩ data", data_moment, -0.95, 0.95)}
+    S = all_states(3).astype(float)
+    s1s2 = S[:, 0] * S[:, 1]
+    bonds = np.stack([s1s2, S[:, 1] * S[:, 2], S[:, 0] * S[:, 2]], axis=1)  # pairs 12, 23, 13
 
-    fig, (ax_p, ax_m) = plt.subplots(
-        1, 2, figsize=(7.6, 2.9), gridspec_kw={"width_ratios": [2.2, 1]}
-    )
-    bars = ax_p.bar(range(8), np.full(8, 1 / 8), color=[NAVY if v > 0 else ORANGE for v in sign])
-    ax_p.set_xticks(range(8), labels, fontfamily="monospace")
-    ax_p.set_ylim(0, 1)
+    fig, (ax_p, ax_m) = plt.subplots(1, 2, figsize=(7.6, 2.9),
+                                     gridspec_kw={"width_ratios": [2.2, 1]})
+    bars = ax_p.bar(range(8), np.full(8, 1 / 8), color=[NAVY if v > 0 else ORANGE for v in s1s2])
+    ax_p.set_xticks(range(8), ["".join("+" if v > 0 else "−" for v in s) for s in S],
+                    fontfamily="monospace")
     ax_p.set_ylabel("p(s) = e$^{-E}$/Z")
     ax_p.set_title("ledger rows (navy: s₁s₂=+1, orange: −1)", fontsize="medium")
     flag = ax_p.text(0.98, 0.95, "", transform=ax_p.transAxes, ha="right", va="top",
                      fontsize="medium", fontweight="bold")
     hb = ax_m.barh([1, 0], [0.0, 0.0], color=[NAVY, GRAY], height=0.6)
     ax_m.set_yticks([1, 0], ["model", "data"])
-    ax_m.set_xlim(-1, 1)
-    ax_m.axvline(0, color="k", lw=0.6)
+    ax_m.set(xlim=(-1, 1), ylim=(-1.3, 1.6))
     ax_m.set_title("⟨s₁s₂⟩", fontsize="medium")
+    ax_m.axvline(0, color="k", lw=0.6)
     grad_text = ax_m.text(0, -0.75, "", ha="center", va="top", fontsize="medium")
-    ax_m.set_ylim(-1.3, 1.6)
     fig.tight_layout()
-
     table = widgets.HTML()
 
     def update(J12, J23, J13, theta1, theta2, theta3, data):
-        J = L.triangle_couplings(J12, J23, J13)
-        th = np.array([theta1, theta2, theta3], dtype=float)
-        led = L.ledger(J, th)
-        fr = L.frustration(J, th)
-        p = led.probs
+        J = np.array([[0.0, J12, J13], [J12, 0.0, J23], [J13, J23, 0.0]])
+        E = energy(S, J, [theta1, theta2, theta3])  # Eq. 5.1 for all 8 states
+        w = np.exp(-E)
+        p, m = w / w.sum(), float(s1s2 @ w / w.sum())  # Eq. 5.3 and Eq. 5.5
         for bar, h in zip(bars, p, strict=True):
             bar.set_height(h)
         ax_p.set_ylim(0, max(0.3, 1.1 * float(p.max())))
-        m = led.moment
         grad = float(data) - m
         hb[0].set_width(m)
         hb[1].set_width(float(data))
         grad_text.set_text(f"∂L/∂J₁₂ = {data:.2f} − {m:.3f} = {grad:+.3f}")
-        if fr.frustrated:
-            flag.set_text(f"FRUSTRATED: J₁₂J₂₃J₁₃ = {fr.loop_product:.3g} < 0")
-            flag.set_color(_RED)
-        elif fr.loop_product == 0:
-            flag.set_text("no closed loop (a coupling is 0)")
-            flag.set_color(GRAY)
-        else:
-            flag.set_text(f"unfrustrated: J₁₂J₂₃J₁₃ = {fr.loop_product:.3g} > 0")
-            flag.set_color(_GREEN)
-        table.value = led.to_html(digits=3)
-        sat = "no state satisfies all 3 bonds" if fr.n_satisfying == 0 else (
-            f"{fr.n_satisfying} state(s) satisfy all bonds")
-        return (
-            f"Z = {led.Z:.4g}, <s1s2>_model = {m:.3f}, gradient {grad:+.3f} "
-            f"({'strengthen' if grad > 0 else 'weaken'} J12); {sat}; ground level "
-            f"E = {fr.ground_energy:.2f}, {fr.degeneracy}-fold degenerate"
-        )
+        loop = J12 * J23 * J13
+        kind = ("FRUSTRATED", "#b04a5a") if loop < 0 else ("unfrustrated", "#4c9a6a")
+        flag.set_text("no closed loop (a coupling is 0)" if loop == 0 else
+                      f"{kind[0]}: J₁₂J₂₃J₁₃ = {loop:.3g} {'<' if loop < 0 else '>'} 0")
+        flag.set_color(GRAY if loop == 0 else kind[1])
+        table.value = _ledger_html(S, E, w, s1s2 * w)
+        n_sat = int(np.all(bonds * np.array([J12, J23, J13]) >= 0, axis=1).sum())
+        ground = np.isclose(E, E.min(), rtol=0, atol=1e-9)
+        sat = f"{n_sat} state(s) satisfy all bonds" if n_sat else "no state satisfies all 3 bonds"
+        return (f"Z = {w.sum():.4g}, <s1s2>_model = {m:.3f}, gradient {grad:+.3f} "
+                f"({'strengthen' if grad > 0 else 'weaken'} J12); {sat}; ground level "
+                f"E = {E.min():.2f}, {ground.sum()}-fold degenerate")
 
     panel = Panel(fig, controls, update, title="The Z ledger, live (Section 5.7, Eq. 5.4-5.5)")
     panel.table = table
@@ -127,19 +118,20 @@ def ledger_panel(J12=0.5, J23=0.5, J13=-0.5, theta=(0.0, 0.0, 0.0), data_moment=
     return panel
 
 
-def _load_timings():
-    """(N, seconds, label) of the recorded bmlab timings, or a quick live measurement."""
-    try:
-        from ..results import load_results
+def _count(x: int) -> str:
+    """A count as '1,024' below a million, else '1.27 × 10^30' (exact for any int)."""
+    if x < 10**6:
+        return f"{x:,}"
+    e = len(str(x)) - 1
+    mant = round(x / 10**e, 2)
+    return f"{mant / 10:.2f} × 10^{e + 1}" if mant >= 10 else f"{mant:.2f} × 10^{e}"
 
-        rec = load_results("log_partition_timings")
-        d = rec["data"]["bmlab"]
-        return (np.asarray(d["N"], dtype=float), np.asarray(d["seconds"], dtype=float),
-                f"recorded {rec['recorded']}")
-    except (FileNotFoundError, KeyError, ValueError):
-        ns = list(range(12, 21, 2))
-        secs, _ = L.time_log_partition(ns, rng=np.random.default_rng(0), repeat=1)
-        return np.asarray(ns, dtype=float), secs, "measured just now"
+
+def _time(seconds: float) -> str:
+    """Seconds in the largest unit that fits, from µs to ages of the universe."""
+    size, unit = next(((size, unit) for size, unit in _UNITS if seconds >= size), (1e-6, "µs"))
+    value = seconds / size
+    return f"{value:.3g} {unit}" if value < 1000 else f"{_count(round(value))} {unit}"
 
 
 def wall_panel(N=30, timings=None) -> Panel:
@@ -148,57 +140,58 @@ def wall_panel(N=30, timings=None) -> Panel:
     Parameters
     ----------
     N : int in [1, 600]
-        Initial number of units.
     timings : tuple (ns, seconds), optional
-        Measured exact-log-Z times on this machine. Default: the recorded
-        ``log_partition_timings`` result, or (if absent) a quick live measurement to N = 20.
+        Exact-log-Z times measured on this machine; default the recorded result
+        ``log_partition_timings`` (``benchmarks/record_log_partition_timings.py``).
 
     Returns
     -------
     Panel
-        Control ``N``. The status line gives 2^N, the time (measured inside the measured
-        range, else extrapolated from an exponential fit) and the nearest comparison.
+        Control ``N``. The status gives 2^N, the nearest cosmic comparison and the time of
+        exact log Z: measured inside the measured range, beyond it 2^N times the time at
+        the largest measured N (enumeration costs ∝ 2^N; nothing is fitted).
     """
-    N = L.check_n_states(N, 600, name="N")
+    N = check_n_states(N, 600, name="N")
     if timings is None:
-        ns, secs, source = _load_timings()
+        rec = load_results("log_partition_timings")
+        ns, secs = rec["data"]["bmlab"]["N"], rec["data"]["bmlab"]["seconds"]
+        source = f"recorded {rec['recorded']}"
     else:
-        ns, secs = (L.check_finite(t, "timings") for t in timings)
+        ns, secs = (check_finite(t, "timings").ravel() for t in timings)
         source = "given"
-    fit = L.fit_exponential(ns, secs, n_min=min(20, int(np.sort(ns)[max(0, ns.size - 3)])))
-    measured = dict(zip(ns.astype(int).tolist(), secs.tolist(), strict=True))
+    measured = {int(n): float(t) for n, t in zip(ns, secs, strict=True)}
+    n_top = max(measured)
 
     controls = {"N": widgets.IntSlider(value=N, min=1, max=600, description="N",
-                                       continuous_update=True,
                                        layout=widgets.Layout(width="500px"))}
     fig, ax = plt.subplots(figsize=(7.0, 3.0))
-    grid = np.arange(1, 601)
-    ax.plot(grid, grid * math.log10(2), color=NAVY)
+    ax.plot(np.arange(1, 601), np.arange(1, 601) * math.log10(2), color=NAVY)
     ax.axvspan(0, 30, color=NAVY, alpha=0.08)
-    for level, name in [(math.log10(L.AGE_OF_UNIVERSE_S), "seconds since the Big Bang"),
-                        (math.log10(L.ATOMS_IN_UNIVERSE), "atoms in the observable universe")]:
-        ax.axhline(level, color=GRAY, ls="--", lw=1)
-        ax.text(600, level + 3, name, color=GRAY, fontsize="small", ha="right", va="bottom")
+    for value, name in [(_AGE_OF_UNIVERSE_S, "seconds since the Big Bang"),
+                        (_ATOMS_IN_UNIVERSE, "atoms in the observable universe")]:
+        ax.axhline(math.log10(value), color=GRAY, ls="--", lw=1)
+        ax.text(600, math.log10(value) + 3, name, color=GRAY, fontsize="small", ha="right")
     (dot,) = ax.plot([N], [N * math.log10(2)], "o", color=ORANGE, ms=8)
-    label = ax.text(0.02, 0.95, "", transform=ax.transAxes, va="top", fontsize="medium",
-                    color=ORANGE)
-    ax.set_xlim(0, 600)
-    ax.set_ylim(0, 185)
-    ax.set_xlabel("number of units N")
-    ax.set_ylabel("log$_{10}$ (terms in Z)")
+    label = ax.text(0.02, 0.95, "", transform=ax.transAxes, va="top", color=ORANGE)
+    ax.set(xlim=(0, 600), ylim=(0, 185), xlabel="number of units N",
+           ylabel="log$_{10}$ (terms in Z)")
     fig.tight_layout()
 
     def update(N):
-        n = L.check_n_states(int(N), 600, name="N")
-        dot.set_data([n], [n * math.log10(2)])
-        if n in measured:
-            when, how = L.human_time(measured[n]), f"measured ({source})"
+        dot.set_data([N], [N * math.log10(2)])
+        if N in measured:
+            when, how = _time(measured[N]), f"measured, {source}"
+        elif N > n_top:
+            when, how = _time(measured[n_top] * 2.0 ** (N - n_top)), f"2^N from N = {n_top}"
         else:
-            when, how = fit.predict_human(n), "extrapolated"
-        terms = L.human_count(2**n)
-        label.set_text(f"N = {n}: {terms} terms\nexact log Z: {when} ({how})")
-        return f"N = {n}: 2^N = {terms} terms; {L.comparison(2**n)}; " \
-               f"exact log Z on this machine: {when} ({how}, x{fit.factor:.2f} per spin)"
+            when, how = f"under {_time(measured[min(measured)])}", "not measured"
+        terms = _count(2**N)
+        refs = [(_ATOMS_IN_UNIVERSE, "atoms in the observable universe"),
+                (_AGE_OF_UNIVERSE_S, "seconds since the Big Bang"), (86400, "seconds in a day")]
+        than = next((f"more terms than {name}" for v, name in refs if 2**N > v),
+                    "fewer terms than seconds in a day")
+        label.set_text(f"N = {N}: {terms} terms\nexact log Z: {when} ({how})")
+        return f"N = {N}: 2^N = {terms} terms; {than}; exact log Z on this machine: {when} ({how})"
 
     return Panel(fig, controls, update, title="The Z wall (Figure 5.5): drag N")
 
