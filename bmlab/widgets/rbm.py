@@ -1,12 +1,6 @@
-"""Live panels of notebook 05 (RBMs and contrastive divergence, Sections 5.6 and 5.8).
-
-* :func:`rbm_training_panel` -- train an RBM on 3x3 bars and stripes with CD-k, PCD-k or the
-  exact gradient (Run button, progress bar); the exact log-likelihood curve and a grid of
-  samples are redrawn in place.
-* :func:`rbm_sampling_panel` -- the out-of-equilibrium effect: a model trained with CD-1,
-  sampled with a chosen number of Gibbs steps from the data or from noise, with the
-  fraction of samples that are valid patterns.
-"""
+"""Live panels of notebook 05 (RBMs and contrastive divergence, Sections 5.6 and 5.8):
+training on 3x3 bars and stripes judged by the exact likelihood, and the out-of-equilibrium
+effect of a CD-1 model sampled with few or many Gibbs steps."""
 
 from __future__ import annotations
 
@@ -14,11 +8,12 @@ import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
 
+from .._checks import check_choice, check_in_range
 from ..data import bars_and_stripes, max_log_likelihood
 from ..learning import train
 from ..panel import Panel, TrainingProgress
 from ..plotting import GRAY, NAVY, ORANGE
-from ..rbm import RBM, make_estimator
+from ..rbm import RBM, CDGradient, ExactRBMGradient, PCDGradient
 from . import ALL_PANELS
 
 ALGORITHMS = ("CD-k", "PCD-k", "exact")
@@ -26,22 +21,6 @@ _N = 3  # grid side of the bars-and-stripes images
 _N_SAMPLES = 16
 _MAX_ABS = 50.0  # stop a run whose parameters exceed this (diverging PCD at large rates)
 _WIDE = {"style": {"description_width": "initial"}}
-
-
-def _check_int(name, value, lo, hi):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    if not lo <= value <= hi:
-        raise ValueError(f"{name} must be between {lo} and {hi}, got {value}")
-    return int(value)
-
-
-def _check_float(name, value, lo, hi):
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    if not lo <= float(value) <= hi:
-        raise ValueError(f"{name} must be between {lo} and {hi}, got {value}")
-    return float(value)
 
 
 def _tile(V) -> np.ndarray:
@@ -60,37 +39,26 @@ def _valid_fraction(S, data) -> float:
 def rbm_training_panel(algorithm: str = "CD-k", k: int = 1, lr: float = 0.3,
                        n_hidden: int = 9, weight_decay: float = 0.0, steps: int = 2000,
                        seed: int = 0) -> Panel:
-    """Train an RBM on 3x3 bars and stripes and watch the exact log-likelihood.
+    """Train an RBM on 3x3 bars and stripes (full batch, no momentum) and watch the exact
+    log-likelihood; a Run button and progress bar (``panel.progress``), the last
+    :class:`bmlab.learning.TrainResult` in ``panel.result``.
 
     Parameters
     ----------
     algorithm : {"CD-k", "PCD-k", "exact"}
-    k : int in [1, 20]
-        Gibbs steps per update (CD and PCD).
-    lr : float in [0.01, 1.0]
-        Learning rate (full batch of the 16 patterns, no momentum).
+    k : int in [1, 20], Gibbs steps per update
+    lr : float in [0.01, 1]
     n_hidden : int in [1, 16]
-    weight_decay : float in [0, 0.01]
-        L2 penalty on W.
-    steps : int in [200, 5000]
-        Number of updates.
+    weight_decay : float in [0, 0.01], on W
+    steps : int in [200, 5000], updates
     seed : int in [0, 9]
-
-    Returns
-    -------
-    Panel
-        A training panel (Run button) with controls ``algorithm, k, lr, n_hidden,
-        weight_decay, steps, seed``; ``panel.progress`` is its progress bar and
-        ``panel.result`` the last :class:`bmlab.learning.TrainResult`.
     """
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {algorithm!r}")
-    k = _check_int("k", k, 1, 20)
-    n_hidden = _check_int("n_hidden", n_hidden, 1, 16)
-    steps = _check_int("steps", steps, 200, 5000)
-    seed = _check_int("seed", seed, 0, 9)
-    lr = _check_float("lr", lr, 0.01, 1.0)
-    weight_decay = _check_float("weight_decay", weight_decay, 0.0, 0.01)
+    algorithm = check_choice(algorithm, "algorithm", ALGORITHMS)
+    k, n_hidden, steps, seed = (check_in_range(x, name, lo, hi, integer=True) for x, name, lo, hi
+                                in ((k, "k", 1, 20), (n_hidden, "n_hidden", 1, 16),
+                                    (steps, "steps", 200, 5000), (seed, "seed", 0, 9)))
+    lr = check_in_range(lr, "lr", 0.01, 1.0)
+    weight_decay = check_in_range(weight_decay, "weight_decay", 0.0, 0.01)
 
     controls = {
         "algorithm": widgets.ToggleButtons(options=list(ALGORITHMS), value=algorithm,
@@ -129,14 +97,16 @@ def rbm_training_panel(algorithm: str = "CD-k", k: int = 1, lr: float = 0.3,
     def update(algorithm, k, lr, n_hidden, weight_decay, steps, seed):
         rng = np.random.default_rng(int(seed))
         init = RBM.random(data.shape[1], int(n_hidden), rng=rng, data=data)
-        name = {"CD-k": "cd", "PCD-k": "pcd", "exact": "exact"}[algorithm]
-        est = make_estimator(name, data, k=int(k))
+        gradient = {"CD-k": lambda: CDGradient(data, int(k)),
+                    "PCD-k": lambda: PCDGradient(data, int(k)),
+                    "exact": lambda: ExactRBMGradient(data)}[algorithm]()
         progress.start(int(steps))
-        result = train(init.params, est, n_steps=int(steps), lr=float(lr),
-                       weight_decay=float(weight_decay), decay_keys=("W",),
+        result = train(init.params, gradient, n_steps=int(steps), lr=float(lr),
+                       weight_decay=float(weight_decay),
                        metrics={"ll": lambda p: RBM.from_params(p).mean_log_likelihood(data)},
-                       record_every=max(1, int(steps) // 100), rng=rng, callback=progress.callback,
-                       progress_bar=False, max_abs=_MAX_ABS, on_nonfinite="stop")
+                       record_every=max(1, int(steps) // 100),
+                       rng=None if algorithm == "exact" else rng, callback=progress.callback,
+                       max_abs=_MAX_ABS, on_diverge="stop")
         progress.finish()
         steps_rec, ll = result.history["step"], result.history["ll"]
         ll_line.set_data(steps_rec, ll)
@@ -165,34 +135,22 @@ def rbm_training_panel(algorithm: str = "CD-k", k: int = 1, lr: float = 0.3,
 
 
 def rbm_sampling_panel(gibbs_steps: int = 1, start: str = "data", seed: int = 0) -> Panel:
-    """Sample a CD-1-trained RBM with a few Gibbs steps from the data or from noise.
+    """Sample a CD-1-trained RBM with ``gibbs_steps`` in [0, 200] block-Gibbs steps from the
+    data or from noise (``start``), ``seed`` in [0, 9].
 
-    The model (3x3 bars and stripes, 9 hidden, CD-1 at rate 0.3 for 4000 updates) is
-    trained once when the panel is built (about a second). 1600 chains (100 per training
-    pattern, or fair coin flips) run ``gibbs_steps`` block-Gibbs steps; the figure shows 16
-    of them and how often each of the 14 valid patterns occurs, next to the data and to the
-    model's equilibrium distribution p(v).
-
-    Parameters
-    ----------
-    gibbs_steps : int in [0, 200]
-    start : {"data", "noise"}
-    seed : int in [0, 9]
-
-    Returns
-    -------
-    Panel
-        Controls ``gibbs_steps, start, seed``.
+    The model (3x3 bars and stripes, 9 hidden, CD-1 at rate 0.3 for 4000 updates) is trained
+    once at build (about a second). 800 chains (50 per training row, or fair coins) run; the
+    figure shows 16 of them and the frequencies of the 14 valid patterns next to the data's
+    and the model's exact p(v).
     """
-    gibbs_steps = _check_int("gibbs_steps", gibbs_steps, 0, 200)
-    seed = _check_int("seed", seed, 0, 9)
-    if start not in ("data", "noise"):
-        raise ValueError(f"start must be 'data' or 'noise', got {start!r}")
+    gibbs_steps = check_in_range(gibbs_steps, "gibbs_steps", 0, 200, integer=True)
+    seed = check_in_range(seed, "seed", 0, 9, integer=True)
+    start = check_choice(start, "start", ("data", "noise"))
     data = bars_and_stripes(_N)
     rng = np.random.default_rng(5)
     init = RBM.random(data.shape[1], 9, rng=rng, data=data)
-    trained = train(init.params, make_estimator("cd", data, k=1), n_steps=4000, lr=0.3,
-                    rng=rng, progress_bar=False, record_every=4000)
+    trained = train(init.params, CDGradient(data, 1), n_steps=4000, lr=0.3, rng=rng,
+                    record_every=4000)
     model = RBM.from_params(trained.params)
     ll = model.mean_log_likelihood(data)
     weights = 2 ** np.arange(data.shape[1])
@@ -237,7 +195,7 @@ def rbm_sampling_panel(gibbs_steps: int = 1, start: str = "data", seed: int = 0)
         freq = np.array([np.mean(codes == c) for c in patterns])
         for bar, f in zip(chain_bars, freq, strict=True):
             bar.set_height(f)
-        image.set_data(_tile(S[::n_copies][:_N_SAMPLES]))
+        image.set_data(_tile(S[:_N_SAMPLES]))  # the first copy of each start
         s_title.set_text(f"{int(gibbs_steps)} steps from {start}")
         tv_data = 0.5 * np.abs(freq - p_data).sum() + 0.5 * (1 - freq.sum())
         tv_model = 0.5 * np.abs(freq - p_model).sum() + 0.5 * abs(
