@@ -1,6 +1,5 @@
-"""Live panels of notebook 05 (RBMs and contrastive divergence, Sections 5.6 and 5.8):
-training on 3x3 bars and stripes judged by the exact likelihood, and the out-of-equilibrium
-effect of a CD-1 model sampled with few or many Gibbs steps."""
+"""Live panels of notebook 05 (Sections 5.6, 5.8): CD/PCD on 3x3 bars and stripes judged by
+the exact likelihood, and a CD-1 model sampled out of equilibrium."""
 
 from __future__ import annotations
 
@@ -18,47 +17,54 @@ from . import ALL_PANELS
 
 ALGORITHMS = ("CD-k", "PCD-k", "exact")
 _N = 3  # grid side of the bars-and-stripes images
-_N_SAMPLES = 16
 _MAX_ABS = 50.0  # stop a run whose parameters exceed this (diverging PCD at large rates)
-_WIDE = {"style": {"description_width": "initial"}}
+_WIDE = {"style": {"description_width": "initial"}}  # full control labels
+_CODES = 2 ** np.arange(_N * _N)  # state code of an image: sum_i 2**i v_i
 
 
 def _tile(V) -> np.ndarray:
-    """16 images of 3x3 as one 4 x 4 mosaic with gray separators, shape (16, 16)."""
-    imgs = np.asarray(V, dtype=float).reshape(-1, _N, _N)
-    padded = np.pad(imgs, ((0, 0), (0, 1), (0, 1)), constant_values=0.5)
-    rows = [np.hstack(list(padded[r * 4:(r + 1) * 4])) for r in range(4)]
-    return np.vstack(rows)
+    """The first 16 images of 3x3 as one 4 x 4 mosaic with gray separators, shape (16, 16)."""
+    padded = np.pad(np.reshape(V[:16], (16, _N, _N)), ((0, 0), (0, 1), (0, 1)),
+                    constant_values=0.5)
+    return np.vstack([np.hstack(list(padded[r * 4:(r + 1) * 4])) for r in range(4)])
 
 
-def _valid_fraction(S, data) -> float:
-    weights = 2 ** np.arange(data.shape[1])
-    return float(np.isin((S @ weights).astype(int), (data @ weights).astype(int)).mean())
+def _image_axes(ax):
+    ax.axis("off")
+    return ax.imshow(np.zeros((4 * (_N + 1),) * 2), cmap="gray_r", vmin=0, vmax=1)
+
+
+def _training_figure(best):
+    """(fig, axes, line, title) of the log-likelihood and (image, title) of the samples."""
+    fig, (ax_ll, ax_s) = plt.subplots(1, 2, figsize=(8.4, 3.2),
+                                      gridspec_kw={"width_ratios": [1.6, 1]})
+    (ll_line,) = ax_ll.plot([], [], color=NAVY)
+    ax_ll.axhline(best, color=GRAY, ls="--", lw=1)
+    ax_ll.text(0.98, best, f"optimum {best:.3f}", color=GRAY, fontsize="small", ha="right",
+               va="bottom", transform=ax_ll.get_yaxis_transform())
+    ax_ll.set(xlabel="update", ylabel="exact mean log-likelihood (nats)")
+    title = ax_ll.set_title("", fontsize="medium")
+    image, s_title = _image_axes(ax_s), ax_s.set_title("", fontsize="medium")
+    fig.tight_layout()
+    return fig, ax_ll, ll_line, title, image, s_title
 
 
 def rbm_training_panel(algorithm: str = "CD-k", k: int = 1, lr: float = 0.3,
                        n_hidden: int = 9, weight_decay: float = 0.0, steps: int = 2000,
                        seed: int = 0) -> Panel:
-    """Train an RBM on 3x3 bars and stripes (full batch, no momentum) and watch the exact
-    log-likelihood; a Run button and progress bar (``panel.progress``), the last
-    :class:`bmlab.learning.TrainResult` in ``panel.result``.
+    """Train an RBM on 3x3 bars and stripes (full batch) and watch the exact log-likelihood.
 
-    Parameters
-    ----------
-    algorithm : {"CD-k", "PCD-k", "exact"}
-    k : int in [1, 20], Gibbs steps per update
-    lr : float in [0.01, 1]
-    n_hidden : int in [1, 16]
-    weight_decay : float in [0, 0.01], on W
-    steps : int in [200, 5000], updates
-    seed : int in [0, 9]
+    ``algorithm`` in ("CD-k", "PCD-k", "exact"), Gibbs steps ``k`` in [1, 20], ``lr`` in
+    [0.01, 1], ``n_hidden`` in [1, 16], ``weight_decay`` (on W) in [0, 0.01], ``steps`` in
+    [200, 5000], ``seed`` in [0, 9]. A Run button and ``panel.progress``; the last
+    :class:`bmlab.learning.TrainResult` is ``panel.result``.
     """
-    algorithm = check_choice(algorithm, "algorithm", ALGORITHMS)
-    k, n_hidden, steps, seed = (check_in_range(x, name, lo, hi, integer=True) for x, name, lo, hi
-                                in ((k, "k", 1, 20), (n_hidden, "n_hidden", 1, 16),
-                                    (steps, "steps", 200, 5000), (seed, "seed", 0, 9)))
-    lr = check_in_range(lr, "lr", 0.01, 1.0)
-    weight_decay = check_in_range(weight_decay, "weight_decay", 0.0, 0.01)
+    check_choice(algorithm, "algorithm", ALGORITHMS)
+    for x, name, lo, hi in ((k, "k", 1, 20), (n_hidden, "n_hidden", 1, 16),
+                            (steps, "steps", 200, 5000), (seed, "seed", 0, 9)):
+        check_in_range(x, name, lo, hi, integer=True)
+    check_in_range(lr, "lr", 0.01, 1.0)
+    check_in_range(weight_decay, "weight_decay", 0.0, 0.01)
 
     controls = {
         "algorithm": widgets.ToggleButtons(options=list(ALGORITHMS), value=algorithm,
@@ -68,31 +74,17 @@ def rbm_training_panel(algorithm: str = "CD-k", k: int = 1, lr: float = 0.3,
                                      description="rate", **_WIDE),
         "n_hidden": widgets.IntSlider(value=n_hidden, min=1, max=16,
                                       description="hidden units", **_WIDE),
-        "weight_decay": widgets.FloatSlider(value=weight_decay, min=0.0, max=0.01,
-                                            step=0.0005, readout_format=".4f",
-                                            description="weight decay", **_WIDE),
+        "weight_decay": widgets.FloatSlider(value=weight_decay, max=0.01, step=0.0005,
+                                            readout_format=".4f", description="weight decay",
+                                            **_WIDE),
         "steps": widgets.IntSlider(value=steps, min=200, max=5000, step=200,
                                    description="updates", **_WIDE),
         "seed": widgets.IntSlider(value=seed, min=0, max=9, description="seed", **_WIDE),
     }
     data = bars_and_stripes(_N)
     best = max_log_likelihood(data)
-
-    fig, (ax_ll, ax_s) = plt.subplots(1, 2, figsize=(8.4, 3.2),
-                                      gridspec_kw={"width_ratios": [1.6, 1]})
-    (ll_line,) = ax_ll.plot([], [], color=NAVY)
-    ax_ll.axhline(best, color=GRAY, ls="--", lw=1)
-    ax_ll.text(0.98, best, f"optimum {best:.3f}", color=GRAY, fontsize="small", ha="right",
-               va="bottom", transform=ax_ll.get_yaxis_transform())
-    ax_ll.set(xlabel="update", ylabel="exact mean log-likelihood (nats)")
-    title = ax_ll.set_title("", fontsize="medium")
-    image = ax_s.imshow(np.zeros((4 * (_N + 1), 4 * (_N + 1))), cmap="gray_r", vmin=0, vmax=1)
-    ax_s.axis("off")
-    s_title = ax_s.set_title("", fontsize="medium")
-    fig.tight_layout()
-
-    progress = TrainingProgress()
-    state = {"panel": None}
+    fig, ax_ll, ll_line, title, image, s_title = _training_figure(best)
+    progress, panel = TrainingProgress(), None
 
     def update(algorithm, k, lr, n_hidden, weight_decay, steps, seed):
         rng = np.random.default_rng(int(seed))
@@ -114,52 +106,40 @@ def rbm_training_panel(algorithm: str = "CD-k", k: int = 1, lr: float = 0.3,
         ax_ll.set_ylim(min(best - 0.5, float(ll.min()) - 0.2), best + 0.3)
         label = algorithm.replace("k", str(int(k))) if algorithm != "exact" else "exact gradient"
         title.set_text(f"{label}, rate {float(lr):.2g}, {int(n_hidden)} hidden")
-        model = RBM.from_params(result.params)
-        p = model.visible_distribution()  # exact samples: draw state codes from p(v)
-        codes = rng.choice(p.size, size=_N_SAMPLES, p=p / p.sum())
-        samples = ((codes[:, None] >> np.arange(data.shape[1])) & 1).astype(float)
-        image.set_data(_tile(samples))
-        s_title.set_text(f"exact samples: {_valid_fraction(samples, data):.0%} valid")
-        if state["panel"] is not None:
-            state["panel"].result = result
-        stopped = ""
-        if result.diverged:
-            stopped = (f" Stopped after {result.n_updates} updates: the weights ran away "
-                       "(lower the rate or add weight decay).")
-        return (f"{label}: final log-likelihood {float(ll[-1]):.3f} nats "
-                f"(peak {float(ll.max()):.3f}, optimum {best:.3f}).{stopped}")
+        p = RBM.from_params(result.params).visible_distribution()
+        codes = rng.choice(p.size, size=16, p=p / p.sum())  # exact samples: codes ~ p(v)
+        image.set_data(_tile((codes[:, None] & _CODES > 0).astype(float)))
+        valid = np.isin(codes, data @ _CODES).mean()
+        s_title.set_text(f"exact samples: {valid:.0%} valid")
+        if panel is not None:
+            panel.result = result
+        return (f"{label}: final log-likelihood {float(ll[-1]):.3f} nats (peak "
+                f"{float(ll.max()):.3f}, optimum {best:.3f})." + (
+                    f" Stopped after {result.n_updates} updates: the weights ran away (lower "
+                    "the rate or add weight decay)." if result.diverged else ""))
 
     panel = Panel(fig, controls, update, training=True, progress=progress,
                   title="Contrastive divergence on 3x3 bars and stripes, judged exactly")
-    state["panel"] = panel
     panel.result = None
     return panel
 
 
 def rbm_sampling_panel(gibbs_steps: int = 1, start: str = "data", seed: int = 0) -> Panel:
-    """Sample a CD-1-trained RBM with ``gibbs_steps`` in [0, 200] block-Gibbs steps from the
-    data or from noise (``start``), ``seed`` in [0, 9].
-
-    The model (3x3 bars and stripes, 9 hidden, CD-1 at rate 0.3 for 4000 updates) is trained
-    once at build (about a second). 800 chains (50 per training row, or fair coins) run; the
-    figure shows 16 of them and the frequencies of the 14 valid patterns next to the data's
-    and the model's exact p(v).
-    """
-    gibbs_steps = check_in_range(gibbs_steps, "gibbs_steps", 0, 200, integer=True)
-    seed = check_in_range(seed, "seed", 0, 9, integer=True)
-    start = check_choice(start, "start", ("data", "noise"))
+    """Run 800 chains (50 per data row, or fair coins: ``start``) of ``gibbs_steps`` in
+    [0, 200] block-Gibbs steps (``seed`` in [0, 9]) on a CD-1 model of 3x3 bars and stripes
+    (9 hidden, rate 0.3, 4000 updates, trained at build in about a second); show 16 chains
+    and the frequencies of the 14 valid patterns next to the data's and the exact p(v)."""
+    check_in_range(gibbs_steps, "gibbs_steps", 0, 200, integer=True)
+    check_in_range(seed, "seed", 0, 9, integer=True)
+    check_choice(start, "start", ("data", "noise"))
     data = bars_and_stripes(_N)
     rng = np.random.default_rng(5)
-    init = RBM.random(data.shape[1], 9, rng=rng, data=data)
-    trained = train(init.params, CDGradient(data, 1), n_steps=4000, lr=0.3, rng=rng,
-                    record_every=4000)
-    model = RBM.from_params(trained.params)
+    init = RBM.random(data.shape[1], 9, rng=rng, data=data).params
+    model = RBM.from_params(train(init, CDGradient(data, 1), n_steps=4000, lr=0.3, rng=rng,
+                                  record_every=4000).params)
     ll = model.mean_log_likelihood(data)
-    weights = 2 ** np.arange(data.shape[1])
-    patterns, counts = np.unique((data @ weights).astype(int), return_counts=True)
-    p_data = counts / counts.sum()
-    p_model = model.visible_distribution()[patterns]
-    n_copies = 50
+    patterns, counts = np.unique(data @ _CODES, return_counts=True)
+    p_data, p_model = counts / counts.sum(), model.visible_distribution()[patterns.astype(int)]
 
     controls = {
         "gibbs_steps": widgets.IntSlider(value=gibbs_steps, min=0, max=200,
@@ -170,14 +150,11 @@ def rbm_sampling_panel(gibbs_steps: int = 1, start: str = "data", seed: int = 0)
     }
     fig, (ax_s, ax_f) = plt.subplots(1, 2, figsize=(8.6, 3.0),
                                      gridspec_kw={"width_ratios": [1, 2.2]})
-    image = ax_s.imshow(np.zeros((4 * (_N + 1), 4 * (_N + 1))), cmap="gray_r", vmin=0, vmax=1)
-    ax_s.axis("off")
-    s_title = ax_s.set_title("", fontsize="medium")
+    image, s_title = _image_axes(ax_s), ax_s.set_title("", fontsize="medium")
     x = np.arange(patterns.size)
-    ax_f.bar(x - 0.27, p_data, width=0.27, color=GRAY, label="data")
-    chain_bars = ax_f.bar(x, np.zeros(patterns.size), width=0.27, color=ORANGE,
-                          label="chains")
-    ax_f.bar(x + 0.27, p_model, width=0.27, color=NAVY, label="equilibrium p(v)")
+    _, chain_bars, _ = (ax_f.bar(x + dx, y, width=0.27, color=c, label=label) for dx, y, c, label
+                        in ((-0.27, p_data, GRAY, "data"), (0, 0 * x, ORANGE, "chains"),
+                            (0.27, p_model, NAVY, "equilibrium p(v)")))
     ax_f.set_xticks(x, [str(i + 1) for i in x], fontsize="x-small")
     ax_f.set(xlabel="valid pattern", ylabel="frequency",
              ylim=(0, 1.1 * max(float(p_model.max()), float(p_data.max()), 0.2)))
@@ -187,21 +164,18 @@ def rbm_sampling_panel(gibbs_steps: int = 1, start: str = "data", seed: int = 0)
 
     def update(gibbs_steps, start, seed):
         srng = np.random.default_rng(int(seed))
-        n = n_copies * data.shape[0]
-        if start == "data":
-            V0 = np.tile(data, (n_copies, 1))
-        else:
-            V0 = (srng.random((n, data.shape[1])) < 0.5).astype(float)
+        V0 = (np.tile(data, (50, 1)) if start == "data" else
+              (srng.random((50 * len(data), data.shape[1])) < 0.5).astype(float))
         S = model.gibbs(V0, int(gibbs_steps), rng=srng)
-        codes = (S @ weights).astype(int)
+        codes = S @ _CODES
         freq = np.array([np.mean(codes == c) for c in patterns])
         for bar, f in zip(chain_bars, freq, strict=True):
             bar.set_height(f)
-        image.set_data(_tile(S[:_N_SAMPLES]))  # the first copy of each start
+        image.set_data(_tile(S))  # the first 16 chains: one from each data row
         s_title.set_text(f"{int(gibbs_steps)} steps from {start}")
+        # total variation over the valid patterns plus the mass off them
         tv_data = 0.5 * np.abs(freq - p_data).sum() + 0.5 * (1 - freq.sum())
-        tv_model = 0.5 * np.abs(freq - p_model).sum() + 0.5 * abs(
-            (1 - freq.sum()) - (1 - p_model.sum()))
+        tv_model = 0.5 * np.abs(freq - p_model).sum() + 0.5 * abs(p_model.sum() - freq.sum())
         f_title.set_text(f"CD-1 model (exact log-likelihood {ll:.2f}): "
                          f"{freq.sum():.0%} of chains valid")
         return (f"{int(gibbs_steps)} Gibbs steps from {start}: distance to the data "
