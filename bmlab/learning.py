@@ -16,8 +16,7 @@ from tqdm.auto import tqdm
 
 from ._checks import check_choice, check_finite, check_positive_int, check_rng
 
-#: Keys that weight decay shrinks (couplings and weights, never biases).
-DECAY_KEYS = ("J", "W")
+_DECAY_KEYS = ("J", "W")  # the keys weight decay shrinks: couplings and weights, never biases
 
 
 @dataclass
@@ -132,7 +131,7 @@ def train(params: Mapping[str, np.ndarray], gradient: Callable, *, n_steps: int,
     def direction():
         g = gradient(params) if rng is None else gradient(params, rng)
         if weight_decay:
-            g = {k: g[k] - weight_decay * params[k] if k in DECAY_KEYS else g[k] for k in g}
+            g = {k: g[k] - weight_decay * params[k] if k in _DECAY_KEYS else g[k] for k in g}
         return g
 
     def record(step, g):

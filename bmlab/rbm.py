@@ -24,10 +24,8 @@ from .exact import codes_to_states
 
 __all__ = ["RBM", "CDGradient", "ExactRBMGradient", "PCDGradient"]
 
-#: Largest smaller layer that exact quantities enumerate (2**26 states).
-N_MAX_ENUM = 26
-#: Largest visible layer for :meth:`RBM.visible_distribution` (one number per state).
-N_MAX_TABLE = 20
+_N_MAX_ENUM = 26  # largest smaller layer that exact quantities enumerate (2**26 states)
+_N_MAX_TABLE = 20  # largest visible layer for RBM.visible_distribution (a number per state)
 
 
 def _bits(codes, n: int) -> np.ndarray:
@@ -60,9 +58,9 @@ def _enumeration(W, a, b):
 
 
 def _check_enumerable(W):
-    if min(W.shape) > N_MAX_ENUM:
+    if min(W.shape) > _N_MAX_ENUM:
         raise ValueError(f"exact quantities enumerate 2**min(n_visible, n_hidden) states; the "
-                         f"smaller layer has {min(W.shape)} units, at most {N_MAX_ENUM} allowed")
+                         f"smaller layer has {min(W.shape)} units, at most {_N_MAX_ENUM} allowed")
 
 
 def _log_partition(W, a, b) -> float:
@@ -196,9 +194,9 @@ class RBM:
 
     def visible_distribution(self) -> np.ndarray:
         """Exact p(v) of all 2**n_visible states in code order (n_visible <= 20)."""
-        if self.W.shape[0] > N_MAX_TABLE:
+        if self.W.shape[0] > _N_MAX_TABLE:
             raise ValueError(f"visible_distribution returns 2**n_visible numbers; n_visible "
-                             f"= {self.W.shape[0]}, at most {N_MAX_TABLE} allowed")
+                             f"= {self.W.shape[0]}, at most {_N_MAX_TABLE} allowed")
         return np.exp(self.log_prob(_bits(np.arange(2**self.W.shape[0]), self.W.shape[0])))
 
     def exact_gradient(self, V) -> dict:
