@@ -17,7 +17,6 @@ from . import ALL_PANELS
 
 ALGORITHMS = ("CD-k", "PCD-k", "exact")
 _N = 3  # grid side of the bars-and-stripes images
-_MAX_ABS = 50.0  # stop a run whose parameters exceed this (diverging PCD at large rates)
 _WIDE = {"style": {"description_width": "initial"}}  # full control labels
 _CODES = 2 ** np.arange(_N * _N)  # state code of an image: sum_i 2**i v_i
 
@@ -29,9 +28,14 @@ def _tile(V) -> np.ndarray:
     return np.vstack([np.hstack(list(padded[r * 4:(r + 1) * 4])) for r in range(4)])
 
 
-def _image_axes(ax):
+def _slider(kind, value, lo, hi, label, **kw):
+    return kind(value=value, min=lo, max=hi, description=label, **_WIDE, **kw)
+
+
+def _image_axes(ax):  # (image, title) of an axes showing a _tile mosaic
     ax.axis("off")
-    return ax.imshow(np.zeros((4 * (_N + 1),) * 2), cmap="gray_r", vmin=0, vmax=1)
+    return (ax.imshow(np.zeros((4 * (_N + 1),) * 2), cmap="gray_r", vmin=0, vmax=1),
+            ax.set_title("", fontsize="medium"))
 
 
 def _training_figure(best):
@@ -44,7 +48,7 @@ def _training_figure(best):
                va="bottom", transform=ax_ll.get_yaxis_transform())
     ax_ll.set(xlabel="update", ylabel="exact mean log-likelihood (nats)")
     title = ax_ll.set_title("", fontsize="medium")
-    image, s_title = _image_axes(ax_s), ax_s.set_title("", fontsize="medium")
+    image, s_title = _image_axes(ax_s)
     fig.tight_layout()
     return fig, ax_ll, ll_line, title, image, s_title
 
@@ -52,65 +56,55 @@ def _training_figure(best):
 def rbm_training_panel(algorithm: str = "CD-k", k: int = 1, lr: float = 0.3,
                        n_hidden: int = 9, weight_decay: float = 0.0, steps: int = 2000,
                        seed: int = 0) -> Panel:
-    """Train an RBM on 3x3 bars and stripes (full batch) and watch the exact log-likelihood.
-
-    ``algorithm`` in ("CD-k", "PCD-k", "exact"), Gibbs steps ``k`` in [1, 20], ``lr`` in
-    [0.01, 1], ``n_hidden`` in [1, 16], ``weight_decay`` (on W) in [0, 0.01], ``steps`` in
-    [200, 5000], ``seed`` in [0, 9]. A Run button and ``panel.progress``; the last
-    :class:`bmlab.learning.TrainResult` is ``panel.result``.
-    """
+    """Train an RBM on 3x3 bars and stripes (full batch), watching the exact log-likelihood:
+    ``algorithm`` in ALGORITHMS, ``k`` in [1, 20], ``lr`` in [0.01, 1], ``n_hidden`` in
+    [1, 16], ``weight_decay`` (on W) in [0, 0.01], ``steps`` in [200, 5000], ``seed`` in [0, 9].
+    A Run button and ``panel.progress``; ``panel.result`` is the last ``TrainResult``."""
     check_choice(algorithm, "algorithm", ALGORITHMS)
     for x, name, lo, hi in ((k, "k", 1, 20), (n_hidden, "n_hidden", 1, 16),
                             (steps, "steps", 200, 5000), (seed, "seed", 0, 9)):
         check_in_range(x, name, lo, hi, integer=True)
     check_in_range(lr, "lr", 0.01, 1.0)
     check_in_range(weight_decay, "weight_decay", 0.0, 0.01)
-
     controls = {
         "algorithm": widgets.ToggleButtons(options=list(ALGORITHMS), value=algorithm,
                                            description="algorithm", **_WIDE),
-        "k": widgets.IntSlider(value=k, min=1, max=20, description="k", **_WIDE),
-        "lr": widgets.FloatLogSlider(value=lr, base=10, min=-2, max=0, step=0.1,
-                                     description="rate", **_WIDE),
-        "n_hidden": widgets.IntSlider(value=n_hidden, min=1, max=16,
-                                      description="hidden units", **_WIDE),
-        "weight_decay": widgets.FloatSlider(value=weight_decay, max=0.01, step=0.0005,
-                                            readout_format=".4f", description="weight decay",
-                                            **_WIDE),
-        "steps": widgets.IntSlider(value=steps, min=200, max=5000, step=200,
-                                   description="updates", **_WIDE),
-        "seed": widgets.IntSlider(value=seed, min=0, max=9, description="seed", **_WIDE),
+        "k": _slider(widgets.IntSlider, k, 1, 20, "k"),
+        "lr": _slider(widgets.FloatLogSlider, lr, -2, 0, "rate", base=10, step=0.1),
+        "n_hidden": _slider(widgets.IntSlider, n_hidden, 1, 16, "hidden units"),
+        "weight_decay": _slider(widgets.FloatSlider, weight_decay, 0, 0.01, "weight decay",
+                                step=0.0005, readout_format=".4f"),
+        "steps": _slider(widgets.IntSlider, steps, 200, 5000, "updates", step=200),
+        "seed": _slider(widgets.IntSlider, seed, 0, 9, "seed"),
     }
     data = bars_and_stripes(_N)
-    best = max_log_likelihood(data)
+    best = max_log_likelihood(data)  # the empirical distribution's own log-likelihood
     fig, ax_ll, ll_line, title, image, s_title = _training_figure(best)
     progress, panel = TrainingProgress(), None
 
     def update(algorithm, k, lr, n_hidden, weight_decay, steps, seed):
         rng = np.random.default_rng(int(seed))
         init = RBM.random(data.shape[1], int(n_hidden), rng=rng, data=data)
-        gradient = {"CD-k": lambda: CDGradient(data, int(k)),
-                    "PCD-k": lambda: PCDGradient(data, int(k)),
-                    "exact": lambda: ExactRBMGradient(data)}[algorithm]()
+        gradient = (ExactRBMGradient(data) if algorithm == "exact" else
+                    (CDGradient if algorithm == "CD-k" else PCDGradient)(data, int(k)))
         progress.start(int(steps))
         result = train(init.params, gradient, n_steps=int(steps), lr=float(lr),
                        weight_decay=float(weight_decay),
                        metrics={"ll": lambda p: RBM.from_params(p).mean_log_likelihood(data)},
                        record_every=max(1, int(steps) // 100),
                        rng=None if algorithm == "exact" else rng, callback=progress.callback,
-                       max_abs=_MAX_ABS, on_diverge="stop")
+                       max_abs=50.0, on_diverge="stop")  # diverging PCD at large rates
         progress.finish()
-        steps_rec, ll = result.history["step"], result.history["ll"]
-        ll_line.set_data(steps_rec, ll)
-        ax_ll.set_xlim(0, max(1, int(steps_rec[-1])))
+        ll = result.history["ll"]
+        ll_line.set_data(result.history["step"], ll)
+        ax_ll.set_xlim(0, max(1, result.history.last("step")))
         ax_ll.set_ylim(min(best - 0.5, float(ll.min()) - 0.2), best + 0.3)
         label = algorithm.replace("k", str(int(k))) if algorithm != "exact" else "exact gradient"
         title.set_text(f"{label}, rate {float(lr):.2g}, {int(n_hidden)} hidden")
         p = RBM.from_params(result.params).visible_distribution()
         codes = rng.choice(p.size, size=16, p=p / p.sum())  # exact samples: codes ~ p(v)
         image.set_data(_tile((codes[:, None] & _CODES > 0).astype(float)))
-        valid = np.isin(codes, data @ _CODES).mean()
-        s_title.set_text(f"exact samples: {valid:.0%} valid")
+        s_title.set_text(f"exact samples: {np.isin(codes, data @ _CODES).mean():.0%} valid")
         if panel is not None:
             panel.result = result
         return (f"{label}: final log-likelihood {float(ll[-1]):.3f} nats (peak "
@@ -132,25 +126,21 @@ def rbm_sampling_panel(gibbs_steps: int = 1, start: str = "data", seed: int = 0)
     check_in_range(gibbs_steps, "gibbs_steps", 0, 200, integer=True)
     check_in_range(seed, "seed", 0, 9, integer=True)
     check_choice(start, "start", ("data", "noise"))
-    data = bars_and_stripes(_N)
-    rng = np.random.default_rng(5)
+    data, rng = bars_and_stripes(_N), np.random.default_rng(5)
     init = RBM.random(data.shape[1], 9, rng=rng, data=data).params
     model = RBM.from_params(train(init, CDGradient(data, 1), n_steps=4000, lr=0.3, rng=rng,
                                   record_every=4000).params)
-    ll = model.mean_log_likelihood(data)
     patterns, counts = np.unique(data @ _CODES, return_counts=True)
     p_data, p_model = counts / counts.sum(), model.visible_distribution()[patterns.astype(int)]
-
     controls = {
-        "gibbs_steps": widgets.IntSlider(value=gibbs_steps, min=0, max=200,
-                                         description="Gibbs steps", **_WIDE),
+        "gibbs_steps": _slider(widgets.IntSlider, gibbs_steps, 0, 200, "Gibbs steps"),
         "start": widgets.ToggleButtons(options=["data", "noise"], value=start,
                                        description="start", **_WIDE),
-        "seed": widgets.IntSlider(value=seed, min=0, max=9, description="seed", **_WIDE),
+        "seed": _slider(widgets.IntSlider, seed, 0, 9, "seed"),
     }
     fig, (ax_s, ax_f) = plt.subplots(1, 2, figsize=(8.6, 3.0),
                                      gridspec_kw={"width_ratios": [1, 2.2]})
-    image, s_title = _image_axes(ax_s), ax_s.set_title("", fontsize="medium")
+    image, s_title = _image_axes(ax_s)
     x = np.arange(patterns.size)
     _, chain_bars, _ = (ax_f.bar(x + dx, y, width=0.27, color=c, label=label) for dx, y, c, label
                         in ((-0.27, p_data, GRAY, "data"), (0, 0 * x, ORANGE, "chains"),
@@ -159,7 +149,8 @@ def rbm_sampling_panel(gibbs_steps: int = 1, start: str = "data", seed: int = 0)
     ax_f.set(xlabel="valid pattern", ylabel="frequency",
              ylim=(0, 1.1 * max(float(p_model.max()), float(p_data.max()), 0.2)))
     ax_f.legend(fontsize="small", loc="upper left")
-    f_title = ax_f.set_title(f"CD-1 model, exact log-likelihood {ll:.2f}", fontsize="medium")
+    f_title = ax_f.set_title("", fontsize="medium")
+    ll = model.mean_log_likelihood(data)
     fig.tight_layout()
 
     def update(gibbs_steps, start, seed):
@@ -167,20 +158,18 @@ def rbm_sampling_panel(gibbs_steps: int = 1, start: str = "data", seed: int = 0)
         V0 = (np.tile(data, (50, 1)) if start == "data" else
               (srng.random((50 * len(data), data.shape[1])) < 0.5).astype(float))
         S = model.gibbs(V0, int(gibbs_steps), rng=srng)
-        codes = S @ _CODES
-        freq = np.array([np.mean(codes == c) for c in patterns])
+        freq = np.array([np.mean(S @ _CODES == c) for c in patterns])  # valid patterns
         for bar, f in zip(chain_bars, freq, strict=True):
             bar.set_height(f)
         image.set_data(_tile(S))  # the first 16 chains: one from each data row
         s_title.set_text(f"{int(gibbs_steps)} steps from {start}")
         # total variation over the valid patterns plus the mass off them
-        tv_data = 0.5 * np.abs(freq - p_data).sum() + 0.5 * (1 - freq.sum())
-        tv_model = 0.5 * np.abs(freq - p_model).sum() + 0.5 * abs(p_model.sum() - freq.sum())
+        tv_data, tv_model = (0.5 * np.abs(freq - p).sum() + 0.5 * abs(p.sum() - freq.sum())
+                             for p in (p_data, p_model))
         f_title.set_text(f"CD-1 model (exact log-likelihood {ll:.2f}): "
                          f"{freq.sum():.0%} of chains valid")
         return (f"{int(gibbs_steps)} Gibbs steps from {start}: distance to the data "
-                f"{tv_data:.2f}, to the model's equilibrium {tv_model:.2f} "
-                "(total variation over the valid patterns).")
+                f"{tv_data:.2f}, to the model's equilibrium {tv_model:.2f} (total variation).")
 
     return Panel(fig, controls, update,
                  title="Out of equilibrium: short chains from the data look perfect")
