@@ -135,11 +135,6 @@ print(f"reference agrees with bmlab (log p(v), max difference < 1e-10): {diff < 
 # (Hinton's defaults: probabilities for $h$ given the data, sampled states inside the chain,
 # the sampled $v_k$ with $p(h\mid v_k)$ at the end). **PCD-k** keeps its chains -- visible
 # and hidden states -- from one update to the next. The **exact gradient** enumerates.
-#
-# Both updates written out, in the spirit of scikit-learn's `BernoulliRBM._fit`, and replayed
-# with the same random numbers through bmlab's `CDGradient` / `PCDGradient` and the training
-# loop `train`. (bmlab computes the two phases in one matrix product, `expit(concatenate([v0,
-# vk]) @ W + b)`, which is faster for small batches; the arithmetic is the same.)
 
 # %%
 V3 = bars_and_stripes(3)
@@ -149,6 +144,15 @@ print(f"{V3.shape[0]} patterns, {len(np.unique(V3, axis=0))} distinct; "
 fig, ax = plt.subplots(figsize=(8, 1.0))
 grid(ax, V3, 3, "bars and stripes, 3x3")
 plt.show()
+
+# %% [markdown]
+# ### CD-k and PCD-1, written out
+# One update each, in the spirit of scikit-learn's `BernoulliRBM._fit`: the positive phase
+# on the batch, a short chain, the negative phase at its end, one ascent step. Replayed with
+# the same random numbers, bmlab's `CDGradient` / `PCDGradient` inside the training loop
+# `train` must give the same parameters. (bmlab computes both phases in one matrix product,
+# `expit(concatenate([v0, vk]) @ W + b)`, which is faster for small batches; the arithmetic
+# is the same.)
 
 # %%
 N_HIDDEN, LR, STEPS = 9, 0.3, 4000
