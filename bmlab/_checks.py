@@ -129,3 +129,14 @@ def check_choice(value, name: str, allowed: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
     return value
+
+
+def check_in_range(value, name: str, lo: float, hi: float, *, integer: bool = False):
+    """Validate a number (an integer if ``integer``) in ``[lo, hi]``; returns int or float."""
+    kinds = numbers.Integral if integer else numbers.Real
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        raise TypeError(f"{name} must be {'an integer' if integer else 'a number'}, "
+                        f"got {type(value).__name__}")
+    if not lo <= value <= hi:
+        raise ValueError(f"{name} must be between {lo} and {hi}, got {value}")
+    return int(value) if integer else float(value)

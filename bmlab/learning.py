@@ -1,9 +1,8 @@
 """The one training loop: gradient ascent on a dict of parameter arrays (notebooks 03-05).
 
-What differs between the machines is only the *gradient*: a callable that returns the ascent
-direction of the average log-likelihood, same keys and shapes as ``params``. Exact gradients
-draw nothing and are called as ``gradient(params)``; sampled ones (Glauber, CD, PCD) are
-called as ``gradient(params, rng)``.
+Only the *gradient* differs between the machines: a callable returning the ascent direction
+of the mean log-likelihood, a dict with the keys and shapes of ``params``. Exact gradients are
+called as ``gradient(params)``, sampled ones (Glauber, CD, PCD) as ``gradient(params, rng)``.
 """
 
 from __future__ import annotations
@@ -17,18 +16,14 @@ from tqdm.auto import tqdm
 
 from ._checks import check_choice, check_finite, check_positive_int, check_rng
 
-#: Keys that weight decay shrinks (couplings and weights, never biases).
-DECAY_KEYS = ("J", "W")
+_DECAY_KEYS = ("J", "W")  # the keys weight decay shrinks: couplings and weights, never biases
 
 
 @dataclass
 class History:
-    """Metrics recorded during training: ``history["L"]`` is an array over records.
-
-    ``history["step"]`` holds the update counts of the records (0 = before the first
-    update; the last record is the final state). ``"grad_norm"``, the norm of the ascent
-    direction (weight decay included), is always recorded.
-    """
+    """Metrics recorded during training: ``history["L"]`` is an array over the records,
+    ``history["step"]`` their update counts (0 = before the first update, the last record
+    is the final state); ``"grad_norm"`` (weight decay included) is always recorded."""
 
     steps: list = field(default_factory=list)
     values: dict = field(default_factory=dict)
@@ -53,11 +48,8 @@ class History:
 
 @dataclass
 class TrainResult:
-    """Parameters after :func:`train`, its history, the update count and why it stopped.
-
-    ``stop_reason`` is ``"n_steps"``, ``"callback"``, or ``"diverged"`` (an update made a
-    parameter non-finite or larger than ``max_abs``; ``params`` are then the last good ones).
-    """
+    """:func:`train`'s parameters, history, update count and ``stop_reason``: ``"n_steps"``,
+    ``"callback"`` or ``"diverged"`` (then ``params`` are the last good ones)."""
 
     params: dict
     history: History
@@ -70,52 +62,58 @@ class TrainResult:
         return self.stop_reason == "diverged"
 
 
-def train(
-    params: Mapping[str, np.ndarray],
-    gradient: Callable,
-    *,
-    n_steps: int,
-    lr: float = 0.1,
-    momentum: float = 0.0,
-    weight_decay: float = 0.0,
-    rng: np.random.Generator | None = None,
-    metrics: Mapping[str, Callable] | None = None,
-    record_every: int = 1,
-    callback: Callable | None = None,
-    max_abs: float = math.inf,
-    on_diverge: str = "raise",
-    progress: bool | str = False,
-) -> TrainResult:
-    """Stochastic gradient ascent with momentum and weight decay.
+def _within(params: dict, max_abs: float) -> bool:
+    """True when every parameter is finite and at most ``max_abs`` in magnitude.
+
+    Speed trick (this runs once per update): one ``vdot`` per array; a NaN or inf, or a
+    square that overflows, makes the sum non-finite. The maximum is only taken for a finite
+    ``max_abs``.
+    """
+    if not math.isfinite(sum(float(np.vdot(x, x)) for x in params.values())):
+        return False
+    return max_abs == math.inf or max(float(np.abs(x).max()) for x in params.values()) <= max_abs
+
+
+def _checked(params, gradient, rng, lr, momentum, weight_decay, max_abs):
+    """Validate :func:`train`'s arguments; return float copies of ``params``, lr, momentum
+    and weight_decay."""
+    lr, momentum, weight_decay = (float(check_finite(x, name)) for x, name in (
+        (lr, "lr"), (momentum, "momentum"), (weight_decay, "weight_decay")))
+    if lr <= 0 or not 0 <= momentum < 1 or weight_decay < 0 or not max_abs > 0:
+        raise ValueError("need lr > 0, 0 <= momentum < 1, weight_decay >= 0 and max_abs > 0; "
+                         f"got {lr}, {momentum}, {weight_decay}, {max_abs}")
+    if not isinstance(params, Mapping):
+        raise TypeError(f"params must be a dict of arrays, got {type(params).__name__}")
+    if not callable(gradient):
+        raise TypeError(f"gradient must be callable, got {type(gradient).__name__}")
+    if rng is not None:
+        check_rng(rng)
+    return ({k: np.array(check_finite(v, f"params[{k!r}]"), dtype=float)
+             for k, v in params.items()}, lr, momentum, weight_decay)
+
+
+def train(params: Mapping[str, np.ndarray], gradient: Callable, *, n_steps: int,
+          lr: float = 0.1, momentum: float = 0.0, weight_decay: float = 0.0,
+          rng: np.random.Generator | None = None, metrics: Mapping[str, Callable] | None = None,
+          record_every: int = 1, callback: Callable | None = None, max_abs: float = math.inf,
+          on_diverge: str = "raise", progress: bool | str = False) -> TrainResult:
+    """``n_steps`` updates of gradient ascent with classical momentum and weight decay.
 
     Parameters
     ----------
-    params : dict of str -> ndarray
-        Initial parameters (copied).
-    gradient : callable
-        ``gradient(params)`` when ``rng`` is None, else ``gradient(params, rng)``: the ascent
-        direction, a dict with the keys and shapes of ``params``.
-    n_steps : int >= 1
-        Number of updates.
-    lr : float > 0
-    momentum : float in [0, 1)
-        Classical momentum: ``velocity = momentum * velocity + lr * direction``.
-    weight_decay : float >= 0
-        ``weight_decay * param`` is subtracted from the direction of ``J`` and ``W``.
-    rng : numpy.random.Generator, optional
-        Required by sampled gradients; omit it for exact ones.
-    metrics : dict of str -> callable, optional
-        ``metric(params)`` recorded at step 0, every ``record_every`` updates and at the end.
-    record_every : int >= 1
-    callback : callable, optional
-        ``callback(n_updates, params)`` after every update; returning True stops training.
-    max_abs : float > 0
-        A parameter larger than this in magnitude counts as divergence (as does NaN/inf).
-    on_diverge : {"raise", "stop"}
-        Raise ``FloatingPointError``, or stop and keep the last good parameters (panels).
-    progress : bool or str
-        Show a tqdm bar (a string is its label). Off by default, so notebook outputs stay
-        identical.
+    params : dict of str -> ndarray, the initial parameters (copied)
+    gradient : callable, ``gradient(params)`` if ``rng`` is None, else ``gradient(params, rng)``
+    lr, momentum : float > 0, float in [0, 1)
+        ``velocity = momentum * velocity + lr * direction``; ``params += velocity``.
+    weight_decay : float >= 0, subtracted times the parameter from the direction of J and W
+    rng : numpy.random.Generator, for sampled gradients; omit it for exact ones
+    metrics : dict of str -> callable ``metric(params)``, recorded at step 0, every
+        ``record_every`` updates and at the end
+    callback : callable ``callback(n_updates, params)`` after every update; True stops
+    max_abs, on_diverge : a parameter beyond ``max_abs`` in magnitude (or NaN/inf) is a
+        divergence; ``"raise"`` a ``FloatingPointError`` or ``"stop"`` with the last good
+        parameters (panels)
+    progress : bool or str, a tqdm bar (a string is its label); off by default
 
     Returns
     -------
@@ -124,18 +122,8 @@ def train(
     n_steps = check_positive_int(n_steps, "n_steps")
     record_every = check_positive_int(record_every, "record_every")
     on_diverge = check_choice(on_diverge, "on_diverge", ("raise", "stop"))
-    lr, momentum, weight_decay = (float(check_finite(x, name)) for x, name in
-                                  ((lr, "lr"), (momentum, "momentum"),
-                                   (weight_decay, "weight_decay")))
-    if lr <= 0 or not 0 <= momentum < 1 or weight_decay < 0 or not max_abs > 0:
-        raise ValueError("need lr > 0, 0 <= momentum < 1, weight_decay >= 0 and max_abs > 0; "
-                         f"got {lr}, {momentum}, {weight_decay}, {max_abs}")
-    if not callable(gradient):
-        raise TypeError(f"gradient must be callable, got {type(gradient).__name__}")
-    if rng is not None:
-        rng = check_rng(rng)
-    params = {k: np.array(check_finite(v, f"params[{k!r}]"), dtype=float)
-              for k, v in params.items()}
+    params, lr, momentum, weight_decay = _checked(params, gradient, rng, lr, momentum,
+                                                  weight_decay, max_abs)
     metrics = dict(metrics or {})
     velocity = {k: np.zeros_like(v) for k, v in params.items()}
     history = History()
@@ -143,7 +131,7 @@ def train(
     def direction():
         g = gradient(params) if rng is None else gradient(params, rng)
         if weight_decay:
-            g = {k: g[k] - weight_decay * params[k] if k in DECAY_KEYS else g[k] for k in g}
+            g = {k: g[k] - weight_decay * params[k] if k in _DECAY_KEYS else g[k] for k in g}
         return g
 
     def record(step, g):
@@ -158,16 +146,13 @@ def train(
             g = direction()
             if step % record_every == 0:
                 record(step, g)
-            new = {}
-            for k, p in params.items():
-                velocity[k] = momentum * velocity[k] + lr * g[k] if momentum else lr * g[k]
-                new[k] = p + velocity[k]
-            # one finite check per update: NaN and inf propagate into the sums
-            peak = max(float(np.max(np.abs(v), initial=0.0)) for v in new.values())
-            if not peak <= max_abs:
+            velocity = {k: momentum * velocity[k] + lr * g[k] if momentum else lr * g[k]
+                        for k in params}
+            new = {k: p + velocity[k] for k, p in params.items()}
+            if not _within(new, max_abs):
                 if on_diverge == "raise":
-                    raise FloatingPointError(f"parameters diverged at update {step + 1} "
-                                             f"(|param| = {peak:.3g}); lower lr (now {lr})")
+                    raise FloatingPointError(f"parameters diverged at update {step + 1}; "
+                                             f"lower lr (now {lr})")
                 stop_reason = "diverged"
                 break
             params, n_updates, g = new, n_updates + 1, None

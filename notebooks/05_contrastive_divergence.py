@@ -35,11 +35,13 @@
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
+from scipy.special import expit, logsumexp
 
 import bmlab
 from bmlab.data import bars_and_stripes, binarized_digits, max_log_likelihood
 from bmlab.learning import train
-from bmlab.rbm import RBM, cd_expected_gradient, gibbs_transition_matrix, make_estimator
+from bmlab.plotting import EXTRA
+from bmlab.rbm import RBM, CDGradient, ExactRBMGradient, PCDGradient
 from bmlab.widgets.rbm import rbm_sampling_panel, rbm_training_panel
 
 bmlab.use_style()
@@ -53,6 +55,11 @@ def mosaic(images, n_cols, fill=0.5):
                   constant_values=fill)
     rows = [np.hstack(list(imgs[r:r + n_cols])) for r in range(0, len(imgs), n_cols)]
     return np.vstack(rows)
+
+
+def bits(n):
+    """All 2**n states of n {0,1} units, row c = the binary digits of c (unit i = bit i)."""
+    return ((np.arange(2**n)[:, None] >> np.arange(n)) & 1).astype(float)
 
 
 def grid(ax, V, n, title):
@@ -82,10 +89,8 @@ def grid(ax, V, n, title):
 
 # %%
 small = RBM(rng.normal(0, 1, (4, 3)), rng.normal(0, 1, 4), rng.normal(0, 1, 3))
-codes = np.arange(16)
-V4 = ((codes[:, None] >> np.arange(4)) & 1).astype(float)
-H3 = ((np.arange(8)[:, None] >> np.arange(3)) & 1).astype(float)
-E = np.array([[small.energy(v, h) for h in H3] for v in V4])  # brute force, 16 x 8
+V4, H3 = bits(4), bits(3)  # all 16 visible and all 8 hidden states
+E = -(V4 @ small.W @ H3.T) - (V4 @ small.a)[:, None] - (H3 @ small.b)[None, :]  # 16 x 8
 P = np.exp(-E) / np.exp(-E).sum()
 cond = P / P.sum(axis=1, keepdims=True)  # p(h | v), brute force
 print("p(h_j=1|v) = sigmoid(b + vW) for all 16 v, to 1e-12:",
@@ -95,6 +100,27 @@ factorized = np.prod(np.where(H3[None] == 1, Q[:, None], 1 - Q[:, None]), axis=2
 print("p(h|v) = product over hidden units, to 1e-12:", np.allclose(factorized, cond, atol=1e-12))
 print("log Z from one layer = brute force, to 1e-12:",
       abs(small.log_partition() - np.log(np.exp(-E).sum())) < 1e-12)
+
+# %% [markdown]
+# The exact log-likelihood, written out: sum $h$ out to get $-F(v)$, then sum $e^{-F(v)}$
+# over all visible states for $Z$. bmlab does the same but enumerates whichever layer is
+# smaller (here the 5 hidden units instead of the 12 visible ones), so the two agree only if
+# both are right.
+
+# %%
+def log_p_reference(W, a, b, V):
+    """log p(v) of the rows of V: h summed out analytically, v enumerated for log Z."""
+    def minus_F(v):  # -F(v) = a.v + sum_j log(1 + exp(b_j + (v W)_j))
+        return v @ a + np.logaddexp(0, v @ W + b).sum(axis=1)
+    log_Z = logsumexp(minus_F(bits(W.shape[0])))  # Z = sum over all v of exp(-F(v))
+    return minus_F(V) - log_Z
+
+
+r12 = np.random.default_rng(12)  # its own generator: later cells keep their random numbers
+check = RBM(r12.normal(0, 1, (12, 5)), r12.normal(0, 1, 12), r12.normal(0, 1, 5))
+V12 = (r12.random((20, 12)) < 0.5).astype(float)
+diff = np.abs(log_p_reference(check.W, check.a, check.b, V12) - check.log_prob(V12)).max()
+print(f"reference agrees with bmlab (log p(v), max difference < 1e-10): {diff < 1e-10}")
 
 # %% [markdown]
 # ## 2. Contrastive divergence on bars and stripes
@@ -108,9 +134,7 @@ print("log Z from one layer = brute force, to 1e-12:",
 # **CD-k** replaces the model average by $k$ block-Gibbs steps started at each data vector
 # (Hinton's defaults: probabilities for $h$ given the data, sampled states inside the chain,
 # the sampled $v_k$ with $p(h\mid v_k)$ at the end). **PCD-k** keeps its chains -- visible
-# and hidden states -- from one update to the next. The **exact gradient** enumerates. All four get the same rate and the
-# same number of full-batch updates; we record the exact mean log-likelihood every 100
-# updates.
+# and hidden states -- from one update to the next. The **exact gradient** enumerates.
 
 # %%
 V3 = bars_and_stripes(3)
@@ -121,8 +145,75 @@ fig, ax = plt.subplots(figsize=(8, 1.0))
 grid(ax, V3, 3, "bars and stripes, 3x3")
 plt.show()
 
+# %% [markdown]
+# ### CD-k and PCD-1, written out
+# One update each, in the spirit of scikit-learn's `BernoulliRBM._fit`: the positive phase
+# on the batch, a short chain, the negative phase at its end, one ascent step. Replayed with
+# the same random numbers, bmlab's `CDGradient` / `PCDGradient` inside the training loop
+# `train` must give the same parameters. (bmlab computes both phases in one matrix product,
+# `expit(concatenate([v0, vk]) @ W + b)`, which is faster for small batches; the arithmetic
+# is the same.)
+
 # %%
 N_HIDDEN, LR, STEPS = 9, 0.3, 4000
+
+
+def cd_update(W, a, b, v0, k, lr, rng):
+    """One CD-k update on the batch v0 (m, n_visible)."""
+    ph0 = expit(v0 @ W + b)  # positive phase: p(h|v) on the data, exact
+    vk = v0
+    for _ in range(k):  # k block-Gibbs steps, started at the data
+        h = rng.random(ph0.shape) < expit(vk @ W + b)
+        vk = (rng.random(v0.shape) < expit(h @ W.T + a)).astype(float)
+    phk = expit(vk @ W + b)  # negative phase: p(h|v_k) at the end of the chains
+    m = len(v0)
+    return (W + lr * (v0.T @ ph0 - vk.T @ phk) / m,  # <v h>_data - <v h>_chains
+            a + lr * (v0 - vk).mean(axis=0),
+            b + lr * (ph0 - phk).mean(axis=0))
+
+
+init = RBM.random(9, N_HIDDEN, rng=np.random.default_rng(SEED), data=V3)
+W, a, b = init.W, init.a, init.b
+ref_rng, lib_rng = np.random.default_rng(1), np.random.default_rng(1)  # the same draws
+for _ in range(5):
+    W, a, b = cd_update(W, a, b, V3, 3, LR, ref_rng)
+lib = train(init.params, CDGradient(V3, 3), n_steps=5, lr=LR, rng=lib_rng).params
+diff = max(np.abs(x - lib[key]).max() for x, key in zip((W, a, b), "Wab", strict=True))
+print(f"reference agrees with bmlab (CD-3, 5 updates, same draws, max difference < 1e-12): "
+      f"{diff < 1e-12}")
+
+# %%
+def pcd_update(W, a, b, v0, chains, lr, rng):
+    """One PCD-1 update on the batch v0; the chains (v, h) go on from the last update."""
+    v, h = chains
+    ph0 = expit(v0 @ W + b)  # positive phase, as in CD
+    v = (rng.random(v.shape) < expit(h @ W.T + a)).astype(float)  # one step of each chain
+    phk = expit(v @ W + b)  # negative phase at the chains
+    h = rng.random(phk.shape) < phk  # the chains' next h, from the p(h|v) just computed
+    return (W + lr * (v0.T @ ph0 / len(v0) - v.T @ phk / len(v)),
+            a + lr * (v0.mean(axis=0) - v.mean(axis=0)),
+            b + lr * (ph0.mean(axis=0) - phk.mean(axis=0)), (v, h))
+
+
+W, a, b = init.W, init.a, init.b
+ref_rng, lib_rng = np.random.default_rng(2), np.random.default_rng(2)
+v = V3[ref_rng.integers(0, len(V3), len(V3))]  # one chain per data row, started at random rows
+chains = (v, ref_rng.random((len(V3), N_HIDDEN)) < expit(v @ W + b))  # with h ~ p(h|v)
+for _ in range(5):
+    W, a, b, chains = pcd_update(W, a, b, V3, chains, LR, ref_rng)
+lib = train(init.params, PCDGradient(V3, 1), n_steps=5, lr=LR, rng=lib_rng).params
+diff = max(np.abs(x - lib[key]).max() for x, key in zip((W, a, b), "Wab", strict=True))
+print(f"reference agrees with bmlab (PCD-1, 5 updates, same draws, max difference < 1e-12): "
+      f"{diff < 1e-12}")
+
+# %% [markdown]
+# Now the four algorithms with bmlab, all with the same rate and the same number of
+# full-batch updates; we record the exact mean log-likelihood every 100 updates.
+
+# %%
+COLORS = {"exact gradient": bmlab.NAVY, "CD-1": bmlab.ORANGE, "CD-10": EXTRA[0],
+          "PCD-1": EXTRA[1], "CD-1, weight decay 1e-3": EXTRA[2], "CD-1, rate 0.1": EXTRA[3],
+          "CD-1, rate 0.02": EXTRA[3]}
 
 
 def metrics_for(V):
@@ -136,10 +227,12 @@ def metrics_for(V):
 def run(algorithm, k=1, lr=LR, weight_decay=0.0, steps=STEPS, seed=SEED):
     run_rng = np.random.default_rng(seed)
     init = RBM.random(9, N_HIDDEN, rng=run_rng, data=V3)
-    est = make_estimator(algorithm, V3, k=k)
-    return train(init.params, est, n_steps=steps, lr=lr, weight_decay=weight_decay,
-                 decay_keys=("W",), metrics=metrics_for(V3), record_every=100, rng=run_rng,
-                 progress_bar=False)  # keeps recorded outputs identical; the runs take ~1 s
+    if algorithm == "exact":  # draws nothing: no rng
+        gradient, run_rng = ExactRBMGradient(V3), None
+    else:
+        gradient = {"cd": CDGradient, "pcd": PCDGradient}[algorithm](V3, k)
+    return train(init.params, gradient, n_steps=steps, lr=lr, weight_decay=weight_decay,
+                 metrics=metrics_for(V3), record_every=100, rng=run_rng)
 
 
 runs = {
@@ -156,8 +249,8 @@ for name, res in runs.items():
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
 for name, res in runs.items():
-    axes[0].plot(res.history["step"], res.history["ll"], label=name)
-    axes[1].plot(res.history["step"], res.history["recon"], label=name)
+    axes[0].plot(res.history["step"], res.history["ll"], label=name, color=COLORS[name])
+    axes[1].plot(res.history["step"], res.history["recon"], label=name, color=COLORS[name])
 axes[0].axhline(best3, color=bmlab.GRAY, ls="--", lw=1, label="optimum")
 axes[0].set(xlabel="update", ylabel="exact mean log-likelihood (nats)", ylim=(-6.5, -2.4),
             title=f"3x3 live, rate {LR}, {N_HIDDEN} hidden")
@@ -186,8 +279,8 @@ damped = {
 }
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
 for name, res in damped.items():
-    axes[0].plot(res.history["step"], res.history["ll"], label=name)
-    axes[1].plot(res.history["step"], res.history["sv"][:, 0], label=name)
+    axes[0].plot(res.history["step"], res.history["ll"], label=name, color=COLORS[name])
+    axes[1].plot(res.history["step"], res.history["sv"][:, 0], label=name, color=COLORS[name])
 axes[0].axhline(best3, color=bmlab.GRAY, ls="--", lw=1)
 axes[0].set(xlabel="update", ylabel="exact mean log-likelihood", ylim=(-5, -2.4))
 axes[1].set(xlabel="update", ylabel="largest singular value of W")
@@ -229,8 +322,8 @@ for name, r in recorded.items():
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
 for name, r in recorded.items():
-    axes[0].plot(r["step"], r["log_likelihood"], label=name)
-    axes[1].plot(r["step"], r["reconstruction_error"], label=name)
+    axes[0].plot(r["step"], r["log_likelihood"], label=name, color=COLORS[name])
+    axes[1].plot(r["step"], r["reconstruction_error"], label=name, color=COLORS[name])
 axes[0].axhline(best4, color=bmlab.GRAY, ls="--", lw=1, label="optimum -3.379")
 axes[0].set(xlabel="update", ylabel="exact mean log-likelihood", ylim=(-8, -3),
             title=f"4x4, recorded {rec['recorded']}")
@@ -251,18 +344,41 @@ plt.show()
 # distribution of the data and apply the one-step block-Gibbs transition matrix
 # $T(v\to v') = \sum_h p(h\mid v)\,p(v'\mid h)$ $k$ times. As $k\to\infty$ the chain forgets
 # its start and reaches $p(v)$, so CD-$\infty$ is the exact gradient. The question is how
-# close CD-k is for small $k$. We take the CD-1-trained 3x3 model from above.
+# close CD-k is for small $k$. We take the CD-1-trained 3x3 model from above; with 9
+# visible and 9 hidden units, $T$ is a $512\times512$ matrix built by enumerating both layers.
 
 # %%
+V9, H9 = bits(9), bits(N_HIDDEN)
+
+
+def conditional(Q, S):
+    """p(s | x) for every row x of Q (independent unit probabilities) and every state s in S."""
+    return np.prod(np.where(S[None] == 1, Q[:, None], 1 - Q[:, None]), axis=2)
+
+
+def transition_matrix(model):
+    """T[v, v'] = sum_h p(h|v) p(v'|h): one block-Gibbs step, 512 x 512."""
+    return conditional(model.hidden_probs(V9), H9) @ conditional(model.visible_probs(H9), V9)
+
+
+def cd_expected_gradient(model, V, k, T):
+    """The CD-k estimate averaged over the chains: their law after k steps is q_0 T^k."""
+    q0 = np.bincount((V @ 2 ** np.arange(9)).astype(int), minlength=512) / len(V)
+    q = q0 @ np.linalg.matrix_power(T, k)
+    Q, Ph = model.hidden_probs(V9), model.hidden_probs(V)
+    g = {"W": V.T @ Ph / len(V) - (V9 * q[:, None]).T @ Q,
+         "a": V.mean(axis=0) - q @ V9, "b": Ph.mean(axis=0) - q @ Q}
+    return np.concatenate([g[x].ravel() for x in ("W", "a", "b")])
+
+
 model_cd1 = RBM.from_params(runs["CD-1"].params)
-T = gibbs_transition_matrix(model_cd1)
+T = transition_matrix(model_cd1)
 exact = model_cd1.exact_gradient(V3)
 g_exact = np.concatenate([exact[x].ravel() for x in ("W", "a", "b")])
 ks = [1, 2, 5, 10, 30, 100, 300, 1000, 3000]
 cosines, rel_errors, norms = [], [], []
 for k in ks:
-    g = cd_expected_gradient(model_cd1, V3, k, T=T)
-    g = np.concatenate([g[x].ravel() for x in ("W", "a", "b")])
+    g = cd_expected_gradient(model_cd1, V3, k, T)
     cosines.append(g @ g_exact / np.linalg.norm(g) / np.linalg.norm(g_exact))
     rel_errors.append(np.linalg.norm(g - g_exact) / np.linalg.norm(g_exact))
     norms.append(np.linalg.norm(g) / np.linalg.norm(g_exact))
@@ -290,11 +406,10 @@ plt.show()
 # %%
 young = RBM.random(9, N_HIDDEN, rng=np.random.default_rng(SEED), data=V3)
 young.W *= 50  # weights of size ~0.5: early in training
-g_exact_y = young.exact_gradient(V3)
-g1 = cd_expected_gradient(young, V3, 1)
-flat = [np.concatenate([g[x].ravel() for x in ("W", "a", "b")]) for g in (g1, g_exact_y)]
+g1 = cd_expected_gradient(young, V3, 1, transition_matrix(young))
+g_exact_y = np.concatenate([x.ravel() for x in young.exact_gradient(V3).values()])
 print(f"small weights: cosine(CD-1, exact) = "
-      f"{flat[0] @ flat[1] / np.linalg.norm(flat[0]) / np.linalg.norm(flat[1]):.2f}")
+      f"{g1 @ g_exact_y / np.linalg.norm(g1) / np.linalg.norm(g_exact_y):.2f}")
 
 # %% [markdown]
 # ### The out-of-equilibrium effect
@@ -304,7 +419,7 @@ print(f"small weights: cosine(CD-1, exact) = "
 # frequencies of the patterns come out wrong.
 
 # %%
-weights9 = 2 ** np.arange(9)
+weights9 = 2 ** np.arange(9)  # state code of an image
 patterns, counts = np.unique((V3 @ weights9).astype(int), return_counts=True)
 p_data = counts / counts.sum()
 p_equilibrium = model_cd1.visible_distribution()[patterns]
@@ -337,7 +452,7 @@ ax.set(ylabel="frequency", xlabel="valid pattern",
        title="CD-1 model: sampled the way it was trained vs at equilibrium")
 ax.legend(fontsize=8)
 for row, (S, label) in enumerate([
-        (one_step[::100], "1 step from each pattern"),
+        (one_step[:16], "1 step from each data row"),
         (model_cd1.sample(16, n_steps=1000, rng=rng), "1000 steps from noise")]):
     grid(fig.add_axes([0.06, 0.2 - 0.14 * row, 0.9, 0.1]), S, 3, label)
 bmlab.save_figure(fig, "fig05_out_of_equilibrium")
@@ -373,9 +488,8 @@ def overlap_and_spectrum(p):
 
 dyn_rng = np.random.default_rng(SEED)
 init = RBM.random(64, 16, rng=dyn_rng, data=train_D)
-dyn = train(init.params, make_estimator("pcd", train_D, k=5, batch_size=100), n_steps=1500,
-            lr=0.05, metrics={"spec": overlap_and_spectrum}, record_every=25, rng=dyn_rng,
-            progress_bar=False)
+dyn = train(init.params, PCDGradient(train_D, 5, batch_size=100), n_steps=1500, lr=0.05,
+            metrics={"spec": overlap_and_spectrum}, record_every=25, rng=dyn_rng)
 spec = dyn.history["spec"]
 steps = dyn.history["step"]
 for s in (0, 300, 600, 1500):
@@ -416,10 +530,11 @@ sampling = {
     "exact gradient": runs["exact gradient"],
 }
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
-for name, res in sampling.items():
+for (name, res), color in zip(sampling.items(), [EXTRA[1], EXTRA[0], EXTRA[3], bmlab.NAVY],
+                              strict=True):
     x = res.history["step"] * (0.1 if "10x" in name else 1)
-    axes[0].plot(x, res.history["ll"], label=name)
-    axes[1].plot(x, res.history["sv"][:, 0], label=name)
+    axes[0].plot(x, res.history["ll"], label=name, color=color)
+    axes[1].plot(x, res.history["sv"][:, 0], label=name, color=color)
 axes[0].axhline(best3, color=bmlab.GRAY, ls="--", lw=1)
 axes[0].set(xlabel="update (x0.1 for the slow run)", ylabel="exact mean log-likelihood",
             ylim=(-8, -2.4))
@@ -445,9 +560,8 @@ for name, res in sampling.items():
 # %%
 many = train(
     RBM.random(9, N_HIDDEN, rng=np.random.default_rng(SEED), data=V3).params,
-    make_estimator("pcd", V3, k=1, n_chains=256), n_steps=10 * STEPS, lr=0.03,
-    metrics=metrics_for(V3), record_every=1000, rng=np.random.default_rng(SEED),
-    progress_bar=False)
+    PCDGradient(V3, 1, n_chains=256), n_steps=10 * STEPS, lr=0.03,
+    metrics=metrics_for(V3), record_every=1000, rng=np.random.default_rng(SEED))
 print(f"PCD-1, 256 chains, rate 0.03, 10x updates: largest singular value "
       f"{many.history['sv'][-1, 0]:.1f}, final log-likelihood {many.history['ll'][-1]:.2f}")
 
@@ -466,8 +580,8 @@ dig_rng = np.random.default_rng(SEED)
 init = RBM.random(64, 16, rng=dig_rng, data=train_D)
 print(f"independent-pixel baseline (W = 0): train {init.mean_log_likelihood(train_D):.1f}, "
       f"held-out {init.mean_log_likelihood(test_D):.1f}")
-dig = train(init.params, make_estimator("pcd", train_D, k=1, batch_size=10), n_steps=3000,
-            lr=0.05, record_every=300, rng=dig_rng, progress_bar=False, metrics={
+dig = train(init.params, PCDGradient(train_D, 1, batch_size=10), n_steps=3000,
+            lr=0.05, record_every=300, rng=dig_rng, metrics={
                 "train": lambda p: RBM.from_params(p).mean_log_likelihood(train_D),
                 "test": lambda p: RBM.from_params(p).mean_log_likelihood(test_D)})
 digit_model = RBM.from_params(dig.params)
@@ -498,40 +612,31 @@ plt.show()
 # %% [markdown]
 # ## 7. Side by side with scikit-learn's BernoulliRBM
 #
-# Recorded by `benchmarks/record_sklearn_rbm.py`: (a) identical settings -- PCD-1, batch 10,
-# rate 0.1, 16 hidden, $W\sim N(0, 0.01^2)$, 20 epochs -- timed in the same run (best of five,
-# alternating), and the fitted models of five seeds per library scored by bmlab's exact
-# log-likelihood (sklearn's `components_.T`, `intercept_visible_`, `intercept_hidden_`);
-# (b) the same wall-clock budget with each side's recommended settings.
+# Recorded by `benchmarks/record_sklearn_rbm.py`: both libraries run the same algorithm at
+# identical settings -- PCD-1, batch 10, rate 0.1, 16 hidden, $W\sim N(0, 0.01^2)$, 20
+# epochs -- for five seeds each, and the fitted models (sklearn's `components_.T`,
+# `intercept_visible_`, `intercept_hidden_`) are scored by bmlab's exact log-likelihood.
 
 # %%
 sk = bmlab.load_results("sklearn_rbm")
-print(f"recorded {sk['recorded']} on {sk['machine']}")
-print("\n".join(sk["data"]["table"]))
-a = sk["data"]["identical"]
-print(f"\n(a) exact log-likelihood, bmlab minus sklearn: "
-      f"train {a['bmlab']['train_ll'] - a['sklearn']['train_ll']:+.1f}, "
-      f"held-out {a['bmlab']['test_ll'] - a['sklearn']['test_ll']:+.1f} nats (mean of 5 seeds)")
-speedup = a["speedup_bmlab_over_sklearn"]
-print(f"(a) bmlab per-epoch speed-up {speedup:.2f}x; target 1.5x: "
-      f"{'met' if speedup >= 1.5 else 'not met'}")
+same = sk["data"]["identical"]
+print(f"recorded {sk['recorded']}: exact mean log-likelihood, 5 seeds each")
+for lib in ("sklearn", "bmlab"):
+    r = same[lib]
+    print(f"{lib:8s} train {r['train_ll']:6.2f}, held-out {r['test_ll']:6.2f} "
+          f"(± {r['test_ll_sd']:.2f} over seeds)")
+print(f"bmlab minus sklearn: train {same['bmlab']['train_ll'] - same['sklearn']['train_ll']:+.1f},"
+      f" held-out {same['bmlab']['test_ll'] - same['sklearn']['test_ll']:+.1f} nats")
 
 # %% [markdown]
-# sklearn only reports a stochastic pseudo-likelihood; with the exact score the two
+# sklearn itself only reports a stochastic pseudo-likelihood; with the exact score the two
 # implementations of the same algorithm can be compared honestly. One seed's score varies by
-# about a nat, so the table averages five seeds. With identical settings bmlab is about 1.5x
-# faster per epoch in the recorded run, and its models score higher on average. Two
+# about a nat, so we average five seeds; bmlab's models score higher on average. Two
 # differences we can name: bmlab reshuffles the training set every epoch and starts its
 # chains at data rows, while sklearn visits the minibatches in one fixed order and starts the
-# chains' hidden units at zero. Both run PCD the same way: a chain keeps its hidden state,
-# drawn from the $p(h\mid v)$ the gradient needs anyway, so one update costs a single extra
-# half-step. With batches of 10 that update is about fifteen tiny array operations, each
-# paying numpy's fixed per-call cost (about a microsecond) rather than arithmetic; bmlab's
-# lead comes from writing into preallocated buffers and keeping the training loop's own
-# bookkeeping out of the way. In (b) the faster loop buys bmlab about 30 epochs in sklearn's
-# 20-epoch budget; with Hinton's settings its mean scores are higher too, but the held-out
-# difference is within the seed-to-seed spread. Timings on a shared machine vary (and with
-# them the epochs in (b)); read the ratio as rough.
+# chains' hidden units at zero. Both carry a chain's hidden state over, drawn from the
+# $p(h\mid v)$ the gradient needs anyway, so one update costs a single extra half-step.
+# (Speed: see the README.)
 #
 # ## Try it
 # Train on 3x3 bars and stripes with your own settings (press Run), and compare samples from

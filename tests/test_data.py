@@ -1,11 +1,17 @@
-"""bmlab.data functions of notebook 05: bars and stripes, the likelihood ceiling, digits."""
+"""bmlab.data: bars and stripes, the likelihood ceiling, digits (05); letters (03)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from bmlab.data import bars_and_stripes, binarized_digits, max_log_likelihood
+from bmlab.data import (
+    bars_and_stripes,
+    binarized_digits,
+    letters_3x3,
+    max_log_likelihood,
+    noisy_copies,
+)
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -52,12 +58,21 @@ def test_bars_and_stripes_bad_n():
 def test_binarized_digits_threshold():
     from sklearn.datasets import load_digits
 
-    raw = load_digits().data
-    V, y = binarized_digits(return_labels=True)
-    assert V.shape == (1797, 64) and y.shape == (1797,)
-    np.testing.assert_array_equal(V, (raw > 8).astype(float))
-    np.testing.assert_array_equal(binarized_digits(0), (raw > 0).astype(float))
-    with pytest.raises(ValueError, match="threshold"):
-        binarized_digits(16)
-    with pytest.raises(TypeError, match="threshold"):
-        binarized_digits(0.5)
+    V = binarized_digits()
+    assert V.shape == (1797, 64)
+    np.testing.assert_array_equal(V, (load_digits().data > 8).astype(float))
+
+
+def test_letters_and_noisy_copies():
+    xi = letters_3x3("TX")
+    np.testing.assert_array_equal(xi[1].reshape(3, 3), [[1, -1, 1], [-1, 1, -1], [1, -1, 1]])
+    S = noisy_copies(xi, 4000, 0.1, rng=np.random.default_rng(0))
+    assert S.shape == (8000, 9)
+    flipped = S != np.repeat(xi, 4000, axis=0)
+    assert abs(flipped.mean() - 0.1) < 5 * np.sqrt(0.09 / flipped.size)  # z-score < 5
+    np.testing.assert_array_equal(noisy_copies(xi, 3, 0.0, rng=np.random.default_rng(0)),
+                                  np.repeat(xi, 3, axis=0))
+    with pytest.raises(ValueError, match="distinct"):
+        letters_3x3("TT")
+    with pytest.raises(ValueError, match="flip_prob"):
+        noisy_copies(xi, 2, 0.7, rng=np.random.default_rng(0))

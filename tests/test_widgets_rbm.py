@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 
 import matplotlib.text
+import numpy as np
 import pytest
 
 from bmlab.data import bars_and_stripes, max_log_likelihood
 from bmlab.rbm import RBM
 from bmlab.widgets import ALL_PANELS
-from bmlab.widgets.rbm import rbm_sampling_panel, rbm_training_panel
+from bmlab.widgets.rbm import _tile, rbm_sampling_panel, rbm_training_panel
 
 pytestmark = pytest.mark.filterwarnings("error")
 NOT_FINITE = re.compile(r"\b(nan|inf)\b", re.IGNORECASE)
@@ -69,6 +70,15 @@ def test_sampling_panel_one_step_from_data_reproduces_data_not_equilibrium():
     assert dist[1] < 0.1 < dist[0]  # long chains: the model's own distribution
     panel.set(gibbs_steps=0, start="noise")
     assert panel.last_error is None
+
+
+def test_sampling_strip_shows_one_chain_per_data_row():
+    """With 0 Gibbs steps from the data the strip is the 16 data rows themselves (the first
+    copy of each), not a few patterns repeated."""
+    panel = rbm_sampling_panel(gibbs_steps=0, start="data")
+    panel.compute()
+    shown = panel.fig.axes[0].images[0].get_array()
+    np.testing.assert_array_equal(shown, _tile(bars_and_stripes(3)))
 
 
 def test_bad_builder_arguments():
