@@ -26,7 +26,6 @@ from pathlib import Path
 
 import numpy as np
 
-os.environ.setdefault("BMLAB_PROGRESS", "0")  # progress bars would only add noise here
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from widget_settings import settings
 

@@ -124,97 +124,53 @@ def save_figure(fig, name: str, formats=("png", "svg")) -> list[Path]:
     return paths
 
 
-def draw_network(
-    ax,
-    n_visible: int,
-    n_hidden: int,
-    *,
-    restricted: bool = False,
-    title: str | None = None,
-    unit_labels: bool = True,
-) -> dict:
-    """Draw a Boltzmann machine as a graph (the two panels of the lecture's Figure 5.4).
+def draw_network(ax, n_visible: int, n_hidden: int, *, restricted: bool = False,
+                 title: str | None = None) -> dict:
+    """Draw a Boltzmann machine as a graph (the two panels of Figure 5.4, notebook 04).
 
-    Visible units (navy, filled: they carry the data) sit on the bottom row, hidden units
-    (orange, open: latent) on the top row. Couplings are gray lines; couplings within a layer
-    are drawn as arcs so they stay distinguishable from the between-layer couplings.
-
-    Parameters
-    ----------
-    ax : matplotlib.axes.Axes
-    n_visible : int, 1..12
-    n_hidden : int, 0..12
-    restricted : bool
-        False: couplings within and between layers (general machine). True: only between
-        the layers (restricted machine).
-    title : str, optional
-        Axes title; default names the architecture.
-    unit_labels : bool
-        Write v_i and h_j inside the units.
+    Visible units (navy, filled) on the bottom row, hidden units (orange, open) on top;
+    couplings are gray lines, those within a layer arcs (only when ``restricted`` is False).
 
     Returns
     -------
     dict
-        ``"visible"`` and ``"hidden"``: arrays of unit positions, shapes (n_visible, 2) and
-        (n_hidden, 2); ``"between"``, ``"within"``: numbers of couplings drawn.
+        ``"visible"``, ``"hidden"``: unit positions, shapes (n_visible, 2), (n_hidden, 2);
+        ``"between"``, ``"within"``: numbers of couplings drawn.
     """
-    import numbers
-
     import numpy as np
     from matplotlib.patches import Circle, FancyArrowPatch
 
-    for name, value, low in (("n_visible", n_visible, 1), ("n_hidden", n_hidden, 0)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-        if not low <= value <= 12:
-            raise ValueError(f"{name} must be between {low} and 12 for a readable drawing, "
-                             f"got {value}")
-    if not isinstance(restricted, bool):
-        raise TypeError(f"restricted must be True or False, got {type(restricted).__name__}")
-
     def row(count, y):
-        x = np.arange(count) - (count - 1) / 2
-        return np.column_stack([x, np.full(count, y)])
+        return np.column_stack([np.arange(count) - (count - 1) / 2, np.full(count, y)])
 
     vis, hid = row(n_visible, 0.0), row(n_hidden, 1.6)
-    radius = 0.22
     line = {"color": GRAY, "lw": 1.2, "zorder": 1}
-    between = within = 0
+    n_lines = len(ax.lines)
     for p in vis:
         for q in hid:
             ax.plot([p[0], q[0]], [p[1], q[1]], **line)
-            between += 1
-    if not restricted:
-        for layer, bend in ((vis, 0.45), (hid, -0.45)):
-            for i in range(len(layer)):
-                for j in range(i + 1, len(layer)):
-                    arc = FancyArrowPatch(
-                        tuple(layer[i]), tuple(layer[j]), arrowstyle="-",
-                        connectionstyle=f"arc3,rad={bend * (1 if j - i > 1 else 0.6)}",
-                        shrinkA=0, shrinkB=0, **line,
-                    )
-                    ax.add_patch(arc)
-                    within += 1
-    for k, p in enumerate(vis):
-        ax.add_patch(Circle(p, radius, facecolor=NAVY, edgecolor=NAVY, lw=1.5, zorder=3))
-        if unit_labels:
-            ax.text(*p, f"$v_{{{k + 1}}}$", color="white", ha="center", va="center",
-                    fontsize=9, zorder=4)
-    for k, q in enumerate(hid):
-        ax.add_patch(Circle(q, radius, facecolor="white", edgecolor=ORANGE, lw=2.0, zorder=3))
-        if unit_labels:
-            ax.text(*q, f"$h_{{{k + 1}}}$", color=ORANGE, ha="center", va="center",
-                    fontsize=9, zorder=4)
+    between, within = len(ax.lines) - n_lines, 0
+    for layer, bend in (() if restricted else ((vis, 0.45), (hid, -0.45))):
+        for i in range(len(layer)):
+            for j in range(i + 1, len(layer)):
+                rad = bend * (1 if j - i > 1 else 0.6)
+                ax.add_patch(FancyArrowPatch(tuple(layer[i]), tuple(layer[j]), arrowstyle="-",
+                                             connectionstyle=f"arc3,rad={rad}", shrinkA=0,
+                                             shrinkB=0, **line))
+                within += 1
+    for units, name, face, color in ((vis, "v", NAVY, "white"), (hid, "h", "white", ORANGE)):
+        for k, p in enumerate(units):
+            ax.add_patch(Circle(p, 0.22, facecolor=face, edgecolor=NAVY if name == "v" else ORANGE,
+                                lw=2.0, zorder=3))
+            ax.text(*p, f"${name}_{{{k + 1}}}$", color=color, ha="center", va="center",
+                    fontsize="small", zorder=4)
     width = max(n_visible, n_hidden, 1)
     ax.set_xlim(-width / 2 - 0.2, width / 2 + 0.2)
     ax.set_ylim(-1.0, 2.6)
     ax.set_aspect("equal")
     ax.axis("off")
-    ax.text(-width / 2 - 0.1, 0.0, "visible", color=NAVY, ha="right", va="center", fontsize=9)
-    if n_hidden:
-        ax.text(-width / 2 - 0.1, 1.6, "hidden", color=ORANGE, ha="right", va="center",
-                fontsize=9)
-    if title is None:
-        title = "restricted: between layers only" if restricted else "general: couplings everywhere"
-    ax.set_title(title)
+    for y, label, color in ((0.0, "visible", NAVY), (1.6, "hidden", ORANGE))[: 1 + (n_hidden > 0)]:
+        ax.text(-width / 2 - 0.1, y, label, color=color, ha="right", va="center", fontsize="small")
+    ax.set_title(title or ("restricted: between layers only" if restricted
+                           else "general: couplings everywhere"))
     return {"visible": vis, "hidden": hid, "between": between, "within": within}

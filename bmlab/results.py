@@ -115,8 +115,3 @@ def load_results(name: str) -> dict:
     if not path.is_file():
         raise FileNotFoundError(f"no recorded result {name!r} at {path}; run `make figures`")
     return json.loads(path.read_text(encoding="utf-8"))
-
-
-def is_stale(record: dict) -> bool:
-    """True when the code a recorded result depends on has changed since it was made."""
-    return code_hash(record["sources"]) != record["code_hash"]

@@ -49,7 +49,7 @@ def environment_yml(pins: dict[str, str]) -> str:
 
 def execute(paths: list[str]) -> None:
     """Execute notebooks in place with clean, reproducible outputs (and regenerate figures)."""
-    env = dict(os.environ, BMLAB_PROGRESS="0", PYTHONHASHSEED="0")
+    env = dict(os.environ, PYTHONHASHSEED="0")
     env.setdefault("BMLAB_SAVE_FIGURES", "1")  # the one command that is meant to write figures/
     env.pop("MPLBACKEND", None)
     for path in paths:

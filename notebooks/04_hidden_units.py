@@ -32,6 +32,15 @@
 # $s = 2x - 1$.) Every number below is exact: each function sums over all joint states.
 
 # %%
+# On Colab or a fresh kernel without bmlab, install it first (does nothing where it is installed).
+import importlib.util
+
+BMLAB_REPO = "git+https://github.com/OWNER/bmlab"  # placeholder: the project's public repository
+if importlib.util.find_spec("bmlab") is None:
+    from IPython import get_ipython
+    get_ipython().run_line_magic("pip", f"install -q {BMLAB_REPO}")
+
+# %%
 import matplotlib.pyplot as plt
 import numpy as np
 

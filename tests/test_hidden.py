@@ -249,8 +249,4 @@ def test_draw_network_counts_couplings():
     assert general["between"] == restricted["between"] == 12
     assert general["within"] == 6 + 3 and restricted["within"] == 0
     assert general["visible"].shape == (4, 2) and general["hidden"].shape == (3, 2)
-    with pytest.raises(ValueError, match="n_hidden"):
-        draw_network(a, 3, 13)
-    with pytest.raises(TypeError, match="restricted"):
-        draw_network(a, 3, 1, restricted=1)
     plt.close(fig)

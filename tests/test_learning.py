@@ -105,12 +105,6 @@ def test_callback_sees_every_update_and_can_stop():
     assert res.history.last("step") == 3
 
 
-# learning.py (h05) checks `peak <= max_abs`, which accepts inf when max_abs = inf (the default),
-# so an overflowing run goes on with infinite parameters. Strict: remove the mark once fixed.
-INF_ACCEPTED = pytest.mark.xfail(strict=True, reason="train accepts inf params when max_abs=inf")
-
-
-@INF_ACCEPTED
 def test_divergence_raises_or_stops_with_the_last_good_params():
     with pytest.raises(FloatingPointError, match="lower lr"):
         train(start(), quadratic, n_steps=3000, lr=50.0)
@@ -122,7 +116,6 @@ def test_divergence_raises_or_stops_with_the_last_good_params():
     assert res.diverged and max(np.abs(v).max() for v in res.params.values()) <= 1e3
 
 
-@INF_ACCEPTED
 def test_overflow_and_nan_are_caught_by_the_finite_check_without_warnings():
     """Tests run with warnings as errors: an overflowing gradient must not warn."""
 

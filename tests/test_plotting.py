@@ -105,4 +105,4 @@ def test_make_notebooks_asks_for_figures(monkeypatch, tmp_path):
     calls = []
     monkeypatch.setattr(tools.subprocess, "run", lambda cmd, **kw: calls.append(kw["env"]))
     tools.execute([str(tmp_path / "nb.ipynb")])
-    assert calls[0]["BMLAB_SAVE_FIGURES"] == "1" and calls[0]["BMLAB_PROGRESS"] == "0"
+    assert calls[0]["BMLAB_SAVE_FIGURES"] == "1"
