@@ -15,7 +15,6 @@ settings. Times are measured in this one run on this machine, whatever else it i
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import statistics
 import sys
@@ -33,10 +32,10 @@ TARGET_MEDIAN = 0.150
 TARGET_WORST = 0.300
 
 
-def render_seconds(fig) -> float:
+def render_seconds(panel) -> float:
     """Time of rendering the figure as it stands to PNG (the redraw part of an update)."""
     start = time.perf_counter()
-    fig.savefig(io.BytesIO(), format="png")
+    panel.render()
     return time.perf_counter() - start
 
 
@@ -48,14 +47,14 @@ def bench_panel(name, builder, n_settings):
     errors = []
     if panel.training:
         times = [panel.set()]  # one run at the default settings
-        renders = [render_seconds(panel.fig)]
+        renders = [render_seconds(panel)]
     else:
         panel.set()  # warm-up: first draw caches fonts and text layout
         rng = np.random.default_rng(zlib.crc32(name.encode()))
         times, renders = [], []
         for setting in settings(panel.controls, n_settings, rng, each_extreme=False):
             times.append(panel.set(**setting))
-            renders.append(render_seconds(panel.fig))
+            renders.append(render_seconds(panel))
             if panel.last_error:
                 errors.append(f"{setting}: {panel.last_error}")
     if panel.training and panel.last_error:

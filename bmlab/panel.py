@@ -25,7 +25,8 @@ from collections.abc import Callable
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
-from IPython.display import display
+from IPython.display import Image, display
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 
 class TrainingProgress:
@@ -100,6 +101,7 @@ class Panel:
         self.last_error: str | None = None
         self._quiet = False
         plt.close(fig)  # keep the inline backend from showing a second, static copy
+        self._canvas = FigureCanvasAgg(fig)
         header = [widgets.HTML(f"<b>{html.escape(title)}</b>")] if title else []
         boxes = list(controls.values())
         if training:
@@ -141,10 +143,18 @@ class Panel:
         start = time.perf_counter()
         text = self.compute()
         self.status.value = "" if not text else html.escape(text)
+        image = Image(self.render())
         with self.output:
             self.output.clear_output(wait=True)
-            display(self.fig)
+            display(image)
         return time.perf_counter() - start
+
+    def render(self) -> bytes:
+        """The live image: PNG bytes from one Agg draw (the inline backend's tight bounding
+        box draws the figure twice, which is most of a redraw's time)."""
+        buffer = io.BytesIO()
+        self._canvas.print_png(buffer)
+        return buffer.getvalue()
 
     def set(self, **values) -> float:
         """Set controls programmatically (tests, benchmarks) and redraw once.
@@ -165,7 +175,7 @@ class Panel:
             self._quiet = False
         start = time.perf_counter()
         self.compute()
-        self.snapshot()  # what display() does for inline plots
+        self.render()  # what refresh() sends to the browser
         return time.perf_counter() - start
 
     def snapshot(self) -> bytes:
