@@ -76,6 +76,7 @@ benchmarks: $(STAMP)
 	$(PY) benchmarks/bench_glauber.py
 	$(PY) benchmarks/bench_log_partition.py
 	$(PY) benchmarks/bench_widgets.py
+	$(PY) benchmarks/bench_browser_latency.py
 
 # Not part of `make test` (several minutes): see CONTRIBUTING, "Mutation check".
 mutation: $(STAMP)

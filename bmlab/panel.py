@@ -151,9 +151,9 @@ class Panel:
 
     def render(self) -> bytes:
         """The live image: PNG bytes from one Agg draw (the inline backend's tight bounding
-        box draws the figure twice, which is most of a redraw's time)."""
+        box draws the figure twice) and fast PNG compression (files about 8 % larger)."""
         buffer = io.BytesIO()
-        self._canvas.print_png(buffer)
+        self._canvas.print_png(buffer, pil_kwargs={"compress_level": 1})
         return buffer.getvalue()
 
     def set(self, **values) -> float:
