@@ -34,9 +34,8 @@ HANG_TIMEOUT = 15_000  # ms (the ready target): a page still "Executing 1 of 2" 
 REDRAW_TIMEOUT = 30_000
 PROJECTOR = {"width": 1920, "height": 1080}
 # Flags of the Makefile's present target beyond host and port (none today). Voila's
-# preheated kernels (--preheat_kernel=True --pool_size=1) were tried: the first page took
-# 11-15 s on 2 busy cores and a preheated page still hung once ("Executing 1 of 2";
-# voila-dashboards/voila#1428), so they are not used.
+# preheated kernels (--preheat_kernel=True --pool_size=1) were tried: the first page of a
+# fresh server took 11-15 s on 2 busy cores, so they are not used.
 PRESENT_FLAGS: list[str] = []
 # The first panel at a projector: what a student must read, measured in the browser.
 LAYOUT = """panel => {
@@ -107,9 +106,8 @@ def test_dashboard_renders_live_panels(voila_server, chromium, dashboard):
         start = time.monotonic()
         first = page.locator(f"{PANEL} .widget-output img, :text('{NO_PANEL_YET}')").first
         # Voila 0.5.13 sometimes never receives the kernel's reply to the dashboard's cell
-        # ("Executing 1 of 2" forever, although the kernel finished; voila#1428, seen with
-        # and without preheated kernels). A reload gets a fresh kernel: what the
-        # instructor's guide tells a presenter to do.
+        # ("Executing 1 of 2" forever, although the kernel finished; voila#1428). A reload
+        # gets a fresh kernel: what the instructor's guide tells a presenter to do.
         reloads = 0
         for attempt in range(3):
             kernel_frames.clear()
@@ -192,8 +190,8 @@ def test_dashboard_renders_live_panels(voila_server, chromium, dashboard):
         context.close()
 
 
-@pytest.mark.xfail(reason="voila#1428: Voila 0.5.13 sometimes never delivers a page; not fixed "
-                   "here (preheated kernels hung too)", strict=False)
+@pytest.mark.xfail(reason="voila#1428: Voila 0.5.13 sometimes never delivers a page; "
+                   "no fix found yet", strict=False)
 def test_fresh_servers_deliver_the_first_page(chromium, tmp_path):
     """Three fresh starts in a row: each first page is ready within 15 s, never reloaded."""
     first = DASHBOARDS[0]
