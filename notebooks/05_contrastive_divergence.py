@@ -400,8 +400,9 @@ plt.show()
 # At the parameters CD-1 itself converged to, CD-1's expected update is tiny and points
 # nowhere useful (cosine near 0) -- CD-1 has reached *its* fixed point, while the true
 # gradient is still large. The CD-k direction lines up with the true one after ten steps or
-# so, but the error only vanishes after hundreds: this model mixes slowly (exercise 2). Early in training, when the weights are small and the chain mixes in a step or
-# two, the same comparison gives a cosine close to 1: that is when truncation is harmless.
+# so, but the error only vanishes after hundreds: this model mixes slowly (exercise 2).
+# Early in training, when the weights are small and the chain mixes in a step or two, the
+# same comparison gives a cosine close to 1: that is when truncation is harmless.
 
 # %%
 young = RBM.random(9, N_HIDDEN, rng=np.random.default_rng(SEED), data=V3)
