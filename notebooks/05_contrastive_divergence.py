@@ -33,6 +33,15 @@
 # 7. side by side with scikit-learn's `BernoulliRBM`.
 
 # %%
+# On Colab or a fresh kernel without bmlab, install it first (does nothing where it is installed).
+import importlib.util
+
+BMLAB_REPO = "git+https://github.com/OWNER/bmlab"  # placeholder: the project's public repository
+if importlib.util.find_spec("bmlab") is None:
+    from IPython import get_ipython
+    get_ipython().run_line_magic("pip", f"install -q {BMLAB_REPO}")
+
+# %%
 import matplotlib.pyplot as plt
 import numpy as np
 from scipy.special import expit, logsumexp
