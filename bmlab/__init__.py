@@ -17,7 +17,13 @@ from .exact import (
     sample_exact,
     state_codes,
 )
-from .glauber import GlauberRun, glauber_run, glauber_sample, glauber_transition_matrix
+from .glauber import (
+    GlauberRun,
+    glauber_run,
+    glauber_sample,
+    glauber_transition_matrix,
+    parallel_tempering,
+)
 from .hidden import HiddenMachine
 from .learning import History, TrainResult, train
 from .panel import Panel
@@ -48,6 +54,7 @@ __all__ = [
     "load_results",
     "log_partition",
     "moments_from_probs",
+    "parallel_tempering",
     "sample_exact",
     "save_figure",
     "state_codes",

@@ -5,6 +5,7 @@
   <s1 s2> against the exact value.
 * :func:`two_basin_panel` -- a beta slider on an all-to-all ferromagnet: chains freeze into
   one of the two basins as beta grows, while the exact answer stays symmetric.
+* :func:`tempering_panel` -- parallel tempering against plain Glauber on that ferromagnet.
 
 :func:`figure_5_3` draws the static figure of the notebook with the same artists.
 """
@@ -19,7 +20,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from ..exact import all_states, boltzmann_probs, energy
-from ..glauber import glauber_run, glauber_transition_matrix
+from ..glauber import glauber_run, glauber_transition_matrix, parallel_tempering
 from ..panel import Panel
 from ..plotting import GRAY, NAVY, ORANGE
 from . import ALL_PANELS
@@ -290,5 +291,50 @@ def two_basin_panel(beta=1.0, seed=0, n=12, n_chains=4, n_sweeps=300):
     return Panel(fig, controls, update, title="Two basins: chains freeze as beta grows")
 
 
+def tempering_panel(n_temps=12, seed=0, n=12, beta=3.0, n_sweeps=200):
+    """Parallel tempering live on the ferromagnet J_ij = 1/n at ``beta`` (notebook 01, 7c).
+
+    One chain of each sampler from a random start: the exact law of m beside the visits of a
+    plain Glauber chain and of the coldest replica of ``n_temps`` temperatures (geometric
+    from beta = 0.5 to ``beta``; 1 = plain Glauber). Sliders: n_temps in [1, 16], seed in
+    [0, 99]; ``n``, ``beta`` and ``n_sweeps`` are fixed. Returns a :class:`Panel`.
+    """
+    controls = {
+        "n_temps": widgets.IntSlider(value=n_temps, min=1, max=16, description="temperatures",
+                                     continuous_update=False),
+        "seed": widgets.IntSlider(value=seed, min=0, max=99, description="seed",
+                                  continuous_update=False),
+    }
+    J = (np.ones((n, n)) - np.eye(n)) / n
+    p_m = np.bincount((all_states(n) > 0).sum(axis=1), weights=boltzmann_probs(J, None, beta))
+    fig, ax = plt.subplots(figsize=(7.0, 3.4))
+    m, w = 2.0 * np.arange(n + 1) / n - 1.0, 0.6 / n
+    ax.bar(m - w, p_m, w, color=NAVY, label="exact")
+    bars = [ax.bar(m + d, np.zeros(n + 1), w, color=c, label=lab) for d, c, lab in
+            ((0.0, GRAY, "plain Glauber"), (w, ORANGE, "parallel tempering"))]
+    ax.set(xlabel="magnetisation m", ylabel="probability", ylim=(0.0, 1.02))
+    ax.legend(loc="upper center", fontsize="small")
+    fig.tight_layout()
+
+    def update(n_temps, seed):
+        rng = np.random.default_rng(seed)
+        plain = glauber_run(J, beta=beta, n_sweeps=n_sweeps, order="sequential",
+                            record_unit="sweep", init="random", rng=rng)
+        pt = plain if n_temps == 1 else parallel_tempering(
+            J, betas=np.geomspace(0.5, beta, n_temps), n_sweeps=n_sweeps, rng=rng)
+        tv = []
+        for bar_set, run in zip(bars, (plain, pt), strict=True):
+            h = np.bincount((run.states[:, 0] > 0).sum(axis=1), minlength=n + 1) / n_sweeps
+            for bar, y in zip(bar_set, h, strict=True):
+                bar.set_height(y)
+            tv.append(0.5 * np.abs(h - p_m).sum())
+        return (f"TV to the exact law of m after {n_sweeps} sweeps: plain Glauber {tv[0]:.2f}, "
+                f"parallel tempering with {n_temps} temperature{'s' * (n_temps > 1)} {tv[1]:.2f}")
+
+    return Panel(fig, controls, update, title="Parallel tempering: the coldest replica "
+                 "visits both basins")
+
+
 ALL_PANELS["glauber_fig53"] = fig53_panel
 ALL_PANELS["glauber_two_basin"] = two_basin_panel
+ALL_PANELS["glauber_tempering"] = tempering_panel
