@@ -26,6 +26,14 @@
 # 3. when the landscape has deep basins the forgetting can take exponentially long -- the
 #    *second* obstruction of the course, after $Z$.
 
+# %% [markdown]
+# > **Notation.** Spins are $s_i=\pm1$ (not $\{0,1\}$ units; those appear only in notebook 05).
+# > $J_{ij}=J_{ji}$ are the couplings ($J_{ii}=0$), $\theta_i$ the biases, $\beta$ the inverse
+# > temperature. Here $h_k=\sum_j J_{kj}s_j+\theta_k$ is the *local field* on spin $k$ -- not
+# > a hidden unit (those are notebook 04's $h_j$). States are listed in the order of
+# > `bmlab.all_states`: row $c$ has $s_i=+1$ exactly when bit $i$ of $c$ is 1, so $-\,-\,-$ comes
+# > first and $s_1$ changes fastest (the same order in every notebook).
+
 # %%
 # On Colab or a fresh kernel without bmlab, install it first (does nothing where it is installed).
 import importlib.util
@@ -106,6 +114,10 @@ ax_p.set(xlabel=r"local field $h_k$", ylabel=r"$p(s_k=+1\mid \mathrm{rest})$", y
 fig.tight_layout()
 plt.show()
 
+# %% [markdown]
+# **What to look for:** every curve passes through 1/2 at zero cost; the larger $\beta$, the closer the coin comes
+# to the step function of the $\beta=\infty$ curve, and uphill flips never quite vanish at finite $\beta$.
+
 # %%
 h_k = np.linspace(-3, 3, 61)
 for s_k in (-1, 1):  # the redraw lands on -s_k with probability w(2 s_k h_k)
@@ -163,6 +175,10 @@ fig = figure_5_3(p, visits, E, run.sweeps, running, exact_pair)
 bmlab.save_figure(fig, "fig5.3_glauber_convergence")
 plt.show()
 
+# %% [markdown]
+# **What to look for:** the orange bars sit on the navy ones (the six $E=-0.5$ states share one height), and the
+# running average ends near the dashed exact line while still wobbling.
+
 # %%
 print(f"chain estimate of <s1 s2> after 4000 sweeps: {running[-1]:.3f}   (exact {exact_pair:.3f})")
 print(f"total-variation distance, visits vs exact: {tv(visits, p):.3f}")
@@ -204,6 +220,70 @@ for name, (Jm, th, b) in machines.items():
     print(f"{name}:")
     print(f"  w(s->s')/w(s'->s) = e^(-beta dE) for every single flip, to 1e-12: {rel_err < 1e-12}")
     print(f"  Boltzmann vector stationary, |pT - p| < 1e-14: {np.abs(pb @ T - pb).max() < 1e-14}")
+
+# %% [markdown]
+# ### 4b. The order of the updates
+#
+# $T$ above picks the site at random. Section 7 will visit the sites in turn instead (a
+# *sequential* sweep, $T_1T_2T_3$), and a tempting shortcut is to update all spins at once from
+# the same old state (*synchronous*). Written out as exact $8\times8$ matrices on the triangle
+# at $\beta=1$: $T_k$ redraws spin $k$ from its local field. Every $T_k$ leaves the Boltzmann law
+# stationary, so the random-site average and the sequential product do too; but only the
+# random-site matrix satisfies detailed balance, $p(s)T(s,s')=p(s')T(s',s)$ -- a sweep in a
+# fixed order, run backwards, visits the sites in the other order. The synchronous update
+# redraws all three spins from the *old* fields and keeps neither property.
+
+# %%
+def site_matrix(J, theta, beta, k):
+    """Heat-bath redraw of spin k as a (2^N, 2^N) matrix, rows and columns in all_states order."""
+    Sk = bmlab.all_states(len(theta)).astype(float)
+    p_up = sigma(2 * beta * (Sk @ J[k] + theta[k]))  # J_kk = 0: the field ignores s_k itself
+    up, down = Sk.copy(), Sk.copy()
+    up[:, k], down[:, k] = 1.0, -1.0
+    Tk, rows = np.zeros((len(Sk), len(Sk))), np.arange(len(Sk))
+    Tk[rows, bmlab.state_codes(up)] += p_up
+    Tk[rows, bmlab.state_codes(down)] += 1 - p_up
+    return Tk
+
+
+def synchronous_matrix(J, theta, beta):
+    """All spins redrawn at once from the old state: T(s, s') = prod_i p(s'_i | old fields)."""
+    Sk = bmlab.all_states(len(theta)).astype(float)
+    p_up = sigma(2 * beta * (Sk @ J + theta))  # (states, N): p(s'_i = +1 | s)
+    return np.prod(np.where(Sk[None, :, :] > 0, p_up[:, None, :], 1 - p_up[:, None, :]), axis=2)
+
+
+T_k = [site_matrix(J, np.zeros(3), 1.0, k) for k in range(3)]
+orders = {"random site": sum(T_k) / 3, "sequential": T_k[0] @ T_k[1] @ T_k[2],
+          "synchronous": synchronous_matrix(J, np.zeros(3), 1.0)}
+print("reference agrees with bmlab (random-site matrix, 1e-12):",
+      np.allclose(orders["random site"], bmlab.glauber_transition_matrix(J, beta=1.0), rtol=0, atol=1e-12))
+for name, To in orders.items():
+    flow = p[:, None] * To  # p(s) T(s, s')
+    print(f"{name:>12}: Boltzmann law stationary, |pT - p| < 1e-12: {np.abs(p @ To - p).max() < 1e-12};"
+          f"  detailed balance (1e-12): {np.abs(flow - flow.T).max() < 1e-12}")
+
+# %% [markdown]
+# At $\beta=\infty$ the synchronous rule is deterministic, $s\to\operatorname{sign}(Js)$, and on the
+# triangle it never settles: from $-+-$ every spin sees a field against it and all three flip,
+# landing on $+-+$, which maps back. The two states of this period-2 orbit are the two
+# *highest*-energy states. Any single flip from them lowers the energy by 2, so a one-spin rule
+# would leave at once.
+
+# %%
+labels = state_labels(3)
+s_now = np.array([-1.0, 1.0, -1.0])
+orbit = [s_now]
+for _ in range(4):
+    fields = J @ orbit[-1]
+    assert np.all(fields != 0)  # no ties: sign(h) is decided on this orbit
+    orbit.append(np.sign(fields))  # every spin to the sign of its old local field
+codes = bmlab.state_codes(np.array(orbit))
+print("synchronous, beta = inf: " + " -> ".join(f"{labels[c]} (E = {E[c]:+.1f})" for c in codes))
+print("period 2:", np.array_equal(orbit[2], orbit[0]) and not np.array_equal(orbit[1], orbit[0]))
+dE_single = [bmlab.energy(o * np.where(np.arange(3) == k, -1, 1), J) - bmlab.energy(o, J)
+             for o in orbit[:2] for k in range(3)]
+print("every single flip from the orbit lowers E by 2 (1e-12):", np.allclose(dE_single, -2.0, rtol=0, atol=1e-12))
 
 # %% [markdown]
 # ## 5. Convergence from any start
@@ -262,6 +342,10 @@ ax_avg.legend(fontsize=8)
 fig.tight_layout()
 bmlab.save_figure(fig, "fig01_tv_convergence")
 plt.show()
+
+# %% [markdown]
+# **What to look for:** straight lines on the log scale (geometric convergence) for every start and,
+# on the right, navy squares on the exact curve within a few sweeps while the orange time average lags.
 
 # %% [markdown]
 # Every start is forgotten geometrically fast. The six ground states are equivalent by
@@ -348,8 +432,10 @@ print("same Glauber matrix to 1e-14:", same_T.max() < 1e-14)
 # All-to-all couplings $J_{ij}=1/N$ with $N=16$ and $\theta=0$. Flipping every spin leaves the
 # energy unchanged, so exactly $\langle s_i\rangle = 0$ at every temperature. The law of the
 # magnetisation $m=\frac1N\sum_i s_i$, by enumeration of the $2^{16}$ states: at small $\beta$
-# (high temperature) it has one peak, at $m=0$; as $\beta$ grows it splits into two bumps,
-# mostly $+1$ and mostly $-1$.
+# (high temperature) it has one peak, at $m=0$; at large $\beta$ (low temperature) it splits
+# into two bumps, mostly $+1$ and mostly $-1$. The cell finds where: between $\beta=0.90$ and
+# $0.95$, both for $N=16$ and for the $N=12$ of the live panel (for large $N$ the threshold
+# tends to $\beta=1$).
 
 # %%
 N_FM = 16
@@ -364,15 +450,24 @@ p_m = {b: np.bincount(n_up, weights=bmlab.boltzmann_probs(J_fm, beta=b), minleng
 print(" beta   |m| at the peak of p(m)")
 for b, pm in p_m.items():
     print(f" {b:.1f}    {abs(levels[np.argmax(pm)]):.3f}")
-split = min(b for b, pm in p_m.items() if np.argmax(pm) != N_FM // 2)
-print(f"N = {N_FM}: p(m) has two peaks from beta = {split} on, one peak at m = 0 below")
+grid = np.round(np.arange(0.5, 1.51, 0.05), 2)
+for n in (12, N_FM):  # 12: the live panel of Section 8
+    Jn = np.full((n, n), 1 / n)
+    np.fill_diagonal(Jn, 0.0)
+    nu = (bmlab.all_states(n) > 0).sum(axis=1)
+    dip = [np.diff(np.bincount(nu, weights=bmlab.boltzmann_probs(Jn, beta=b))[n // 2:n // 2 + 2])[0] > 0
+           for b in grid]  # p(m) rises from m = 0 to the next level: m = 0 is a dip
+    first = grid[np.argmax(dip)]
+    print(f"N = {n}: one peak at m = 0 up to beta = {first - 0.05:.2f}; two peaks from beta = {first:.2f} on"
+          f" (steps of 0.05; a single switch: {not all(dip) and all(dip[np.argmax(dip):])})")
 
 # %% [markdown]
 # We run 8 chains of 1500 sweeps from random starts at several $\beta$ and count how often $m$
 # changes sign. These chains use *sequential* sweeps (sites $1,\dots,N$ in turn): every
 # single-site update leaves the Boltzmann law stationary, so a sweep does too, but a sweep in a
-# fixed order is not reversible (run backwards, it visits the sites in the other order), so the
-# spectral bounds of Section 5 do not apply to it as they stand.
+# fixed order is not reversible (run backwards, it visits the sites in the other order;
+# Section 4b checks both facts exactly), so the spectral bounds of Section 5 do not apply to it
+# as they stand.
 
 # %%
 def basin_switches(m):
@@ -414,6 +509,10 @@ fig.tight_layout()
 bmlab.save_figure(fig, "fig01_ferromagnet_trapping")
 plt.show()
 
+# %% [markdown]
+# **What to look for:** left, one bump at $\beta=0.6$ and two at $\beta=1.5$; middle, the cold chain stays on one
+# side; right, the chain estimates fan out away from the exact 0 as $\beta$ grows.
+
 # %%
 print(" beta   mean sweeps per basin   spread of chain estimates of <m>")
 for b, res, ma in zip(betas_fm, residence, m_avg, strict=True):
@@ -450,6 +549,9 @@ ax.set(xlabel=r"$\beta$", ylabel=r"exact $t_\mathrm{rel}$ [sweeps]",
 ax.legend(fontsize=8)
 fig.tight_layout()
 plt.show()
+
+# %% [markdown]
+# **What to look for:** straight lines on the log scale (exponential growth in $\beta$), steeper for larger $N$.
 
 # %% [markdown]
 # ### 7b. A random spin glass: many basins, exact answers by enumeration
@@ -528,6 +630,10 @@ ax_err.legend(fontsize=8)
 fig.tight_layout()
 bmlab.save_figure(fig, "fig01_spin_glass_mixing")
 plt.show()
+
+# %% [markdown]
+# **What to look for:** $\tau_\mathrm{int}$ climbing until it runs into the 1500-sweep ceiling (hollow circles), and
+# the error of $\langle s_i\rangle$ growing with it.
 
 # %%
 print(" beta    tau_int(q) [sweeps]   rms error <s_i>   rms error <s_i s_j>")
@@ -678,7 +784,7 @@ panel
 # %% [markdown]
 # The same freezing as in Section 7a, live, on $N=12$ spins with 4 chains of 300 sequential
 # sweeps. At small $\beta$ the chains cross $m=0$ all the time and their histogram matches the
-# exact law. Past $\beta\approx1$ the exact law has two bumps and the crossings become rarer
+# exact law. From $\beta=0.95$ on (computed in Section 7a) the exact law has two bumps and the crossings become rarer
 # as $\beta$ grows (count them in the status line); by $\beta\approx2.5$ most chains stay on
 # their side for the whole run, and the pooled histogram depends on where they started.
 

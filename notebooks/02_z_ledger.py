@@ -24,6 +24,13 @@
 # 3. count how many rows the ledger has for bigger machines, and
 # 4. time the enumeration on this computer until it becomes hopeless (Figure 5.5).
 
+# %% [markdown]
+# > **Notation.** Spins are $s_i=\pm1$ (not $\{0,1\}$ units; those come in notebook 05, with
+# > biases $a, b$). $J_{ij}$ are the couplings, $\theta_i$ the biases, $E(s)$ the energy of
+# > Eq. 5.1 and $Z=\sum_s e^{-E(s)}$ at $\beta=1$. No hidden units here. States are listed in
+# > the order of `bmlab.all_states` (row $c$: $s_i=+1$ exactly when bit $i$ of $c$ is 1), as in
+# > every notebook.
+
 # %%
 # On Colab or a fresh kernel without bmlab, install it first (does nothing where it is installed).
 import importlib.util
@@ -190,10 +197,35 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
+# **What to look for:** both curves level off on their dashed targets, the big moves in the first few steps.
+
+# %% [markdown]
 # The coupling climbs to the closed-form value and the model correlation meets the data
 # within about fifteen steps. Nothing here is hard: eight energies, eight exponentials, one division,
 # per step. The only trouble is the *eight*.
-#
+
+# %% [markdown]
+# **The value of $Z$ is not enough.** Why not just compute $Z$? Because learning needs the
+# *slope* of $\log Z$: $\partial\log Z/\partial J_{12}=\langle s_1s_2\rangle_\text{model}$, the
+# negative phase. One number $Z$ cannot tell which way to move. Swap the couplings of the
+# lecture's triangle round the loop, $(J_{12},J_{23},J_{13})=(0.5,0.5,-0.5)\to(-0.5,0.5,0.5)$:
+# $Z$ is unchanged (it depends only on the three couplings as a set), but $\langle s_1s_2\rangle$
+# flips sign, so for data with $\langle s_1s_2\rangle_\text{data}=0$ Eq. 5.4 asks for opposite
+# updates of $J_{12}$. The slope, by finite differences of $\log Z$, is the model moment --
+# and each of those values of $\log Z$ is a full ledger again.
+
+# %%
+h = 1e-5
+for Js in [(0.5, 0.5, -0.5), (-0.5, 0.5, 0.5)]:
+    J_a, J_b = triangle(Js[0] + h, *Js[1:]), triangle(Js[0] - h, *Js[1:])
+    slope = (bmlab.log_partition(J_a) - bmlab.log_partition(J_b)) / (2 * h)
+    moment = bmlab.exact_moments(triangle(*Js))[1][0, 1]
+    print(f"J = {Js}: Z = {np.exp(bmlab.log_partition(triangle(*Js))):.4f}, <s1 s2>_model = {moment:+.3f}, "
+          f"dJ12 for <s1 s2>_data = 0: {0 - moment:+.3f}; d log Z/dJ12 = <s1 s2> (1e-8): {abs(slope - moment) < 1e-8}")
+print("same Z for both (1e-12):", abs(bmlab.log_partition(triangle(0.5, 0.5, -0.5))
+                                      - bmlab.log_partition(triangle(-0.5, 0.5, 0.5))) < 1e-12)
+
+# %% [markdown]
 # ## 3. How many rows does the ledger have?
 #
 # A machine of $N$ spins has $2^N$ configurations, and the negative phase needs all of them
@@ -320,6 +352,10 @@ ax.legend(fontsize=8, loc="lower right")
 plt.show()
 
 # %% [markdown]
+# **What to look for:** the points bend onto a straight line (exponential cost) above $N\approx20$; the naive
+# squares climb faster and stop at $N=20$; the dotted line crosses an hour near $N=40$.
+
+# %% [markdown]
 # The lecture's feasibility column next to the measurements, and the extrapolation
 # $t(N) = t(30)\, 2^{N - 30}$ in human units:
 
@@ -371,6 +407,10 @@ ax.set(xlabel="number of units N", ylabel="terms in Z (= $2^N$) per gradient ste
 fig.tight_layout()
 bmlab.save_figure(fig, "fig5.5_z_wall")
 plt.show()
+
+# %% [markdown]
+# **What to look for:** the straight navy line crosses the seconds since the Big Bang near $N=60$ and the atoms
+# of the universe near $N=270$; the shaded strip is all that exact enumeration can reach.
 
 # %% [markdown]
 # ## 6. Try it

@@ -34,6 +34,14 @@
 #
 # Parameters are a dict `{"J": (N, N) symmetric with zero diagonal, "theta": (N,)}`.
 
+# %% [markdown]
+# > **Notation.** Spins are $s_i=\pm1$ (not $\{0,1\}$ units; those come in notebook 05, with
+# > biases $a, b$). $J_{ij}$ are the couplings, $\theta_i$ the biases; there are no hidden units
+# > here, and $h$ (where it appears) is a spin's local field. $C$ and $m$ are second and first
+# > moments, $\langle s_is_j\rangle$ and $\langle s_i\rangle$; a prime, $C'$, means the diagonal
+# > set to zero. States are listed in the order of `bmlab.all_states` (row $c$: $s_i=+1$ exactly
+# > when bit $i$ of $c$ is 1), as in every notebook.
+
 # %%
 # On Colab or a fresh kernel without bmlab, install it first (does nothing where it is installed).
 import importlib.util
@@ -110,6 +118,10 @@ for ax in list(axes[0, 5:]) + list(axes[1, 5:]):
     ax.axis("off")
 axes[1, 0].set_ylabel("noisy copy", fontsize=8)
 plt.show()
+
+# %% [markdown]
+# **What to look for:** the teacher's correlation matrix is nearly uniform and strong (all pairs aligned); the
+# letters' one has structure: pixels that share letters are correlated, others anti-correlated.
 
 # %% [markdown]
 # ## 2 · The learning rule, Eq. 5.4
@@ -229,6 +241,10 @@ ax2.set_title("gradient norm falls")
 plt.show()
 
 # %% [markdown]
+# **What to look for:** $L$ rises fast at first and then flattens while the gradient norm keeps falling steadily:
+# plain ascent crawls along flat directions near the optimum.
+
+# %% [markdown]
 # ## 3 · Moment matching at the optimum, Eq. 5.6
 #
 # Plain gradient ascent slows down along flat directions. Because we have the exact Hessian
@@ -259,6 +275,9 @@ ax2.set_ylabel(r"learned $J_{ij}$")
 ax2.set_title("couplings: learned vs teacher")
 plt.show()
 print("largest |learned - teacher| coupling: {:.2f} (finite data: D = 1000)".format(np.abs(fit["J"] - teacher["J"]).max()))
+
+# %% [markdown]
+# **What to look for:** left, every point on the diagonal (Eq. 5.6); right, a visible scatter about the diagonal.
 
 # %% [markdown]
 # The moments match to machine precision, but the couplings differ from the teacher's: the
@@ -310,6 +329,9 @@ ax.set_title("a slice through L is concave")
 plt.show()
 
 # %% [markdown]
+# **What to look for:** one smooth hump with its top at $t=0$ and no second bump anywhere along the slice.
+
+# %% [markdown]
 # The curvature also sets the largest stable learning rate of plain gradient ascent: near the
 # optimum, $u$ moves by $(1 + \eta H)$ per step, which shrinks every direction only when
 # $\eta < 2/|\lambda_\text{min}|$, with $\lambda_\text{min}$ the most negative eigenvalue
@@ -352,6 +374,10 @@ ax.set_ylabel("exact L")
 ax.set_title("exact vs sampled negative phase")
 ax.legend(fontsize=8)
 plt.show()
+
+# %% [markdown]
+# **What to look for:** which curves stop short of the dashed optimum: fresh chains with $k=1$ far below it,
+# $k=10$ closer, persistent chains almost on the exact curve.
 
 # %% [markdown]
 # (The exact row's cost counts one energy per state, $2^N N$ multiply-adds, for comparison.)
@@ -412,6 +438,30 @@ ax2.set_xlabel("update")
 ax2.set_ylabel("exact L")
 ax2.set_title("drift overshoots the optimum")
 plt.show()
+
+# %% [markdown]
+# **What to look for:** $\max|J|$ climbing on a straight line through the optimum's value without stopping, and
+# $L$ rising briefly, then falling without end.
+
+# %% [markdown]
+# **Hebb forever.** At $J=0,\theta=0$ every state is as likely as its mirror image, so all model
+# moments vanish ($\langle s_i\rangle=0$, $\langle s_is_j\rangle=0$ for $i\ne j$). The first exact
+# step of Eq. 5.4 from zero is therefore $\Delta J_{ij}=\eta\langle s_is_j\rangle_\text{data}$,
+# $\Delta\theta_i=\eta\langle s_i\rangle_\text{data}$: Hebb's rule, with the data as the patterns
+# (Section 8 writes it for the letter prototypes). The frozen negative phase is that first
+# step repeated for ever, so the trapped machine is Hebb's, scaled by the number of steps.
+
+# %%
+m0, C0 = bmlab.exact_moments(zero["J"], zero["theta"])
+print("model moments at J = 0, theta = 0 vanish (1e-12):",
+      bool(max(np.abs(m0).max(), np.abs(C0 - np.eye(N)).max()) < 1e-12))
+hebb_data = C_data - np.diag(np.diag(C_data))             # Hebb on the data: <s_i s_j>_data, J_ii = 0
+first = {key: 0.1 * v for key, v in exact(zero).items()}   # the first step of Section 2's run (lr 0.1)
+print("first exact step from zero is Hebb's rule on the data, dJ = 0.1 <s_i s_j>_data (1e-12):",
+      bool(np.abs(first["J"] - 0.1 * hebb_data).max() < 1e-12 and np.abs(first["theta"] - 0.1 * m_data).max() < 1e-12))
+n_frozen = frozen.history["step"][-1]
+print(f"at the trap, after {n_frozen} frozen steps: J = {0.1 * n_frozen:g} x Hebb couplings (1e-10):",
+      bool(np.abs(frozen.params["J"] - 0.1 * n_frozen * hebb_data).max() < 1e-10))
 
 # %% [markdown]
 # **(b) Data moments in place of model moments.** If the negative phase is (wrongly) read off
@@ -565,6 +615,10 @@ bmlab.save_figure(fig, "fig5.1_memorize_vs_learn")
 plt.show()
 
 # %% [markdown]
+# **What to look for:** where the navy stars sit on the gray staircase: on Hebb's coarse steps beside other
+# states, on maximum likelihood's four lowest energies.
+
+# %% [markdown]
 # Hebb did **not** put the minima at the patterns. The letter L shares the lowest level with
 # three other states: its inverted twin (Hebb's energy is symmetric under $s \to -s$) and a
 # spurious state that is no letter, with its twin. T and O sit one level up, beside their
@@ -625,6 +679,51 @@ bmlab.save_figure(fig, "fig5.2_two_forces")
 plt.show()
 print(f"mean positive push on data states: {dE_pos[in_data].mean():.2f} (averaged over all states it is zero: {bool(abs(dE_pos.mean()) < 1e-12)})")
 print(f"mean negative push on model-sampled states: {dE_neg[sampled].mean():.2f} (averaged over all states it is zero: {bool(abs(dE_neg.mean()) < 1e-12)})")
+
+# %% [markdown]
+# **What to look for:** the navy bars are not all negative nor the orange all positive; the black net change is
+# what moves the landscape: down under the data triangles, up under the model's samples.
+
+# %% [markdown]
+# **A quadratic form, not a pull at single points.** Each phase changes the energy of *every*
+# state: the positive phase by $-\eta(\tfrac12 s^\top C'_\text{data}s+m_\text{data}\cdot s)$, a
+# quadratic form in $s$. Summed over all $2^9$ states, $s_is_j$ ($i\ne j$) and $s_i$ each cancel
+# (every state has partners with the sign flipped), so each phase raises as much energy as it
+# lowers. The "down on data" bars therefore push down the states that agree with the data's
+# correlations -- the data states among them, on average -- and push *up* every state that
+# disagrees, a large share of all states. Likewise for the negative phase with the model's
+# moments. Neither phase acts only where its samples are.
+#
+# At the maximum-likelihood machine `ml` the model's moments equal the data's (Eq. 5.6): the
+# two quadratic forms are the same with opposite signs, so the two forces cancel on every state
+# and the landscape stops moving.
+
+# %%
+up_pos = np.mean(dE_pos > 1e-9)
+print(f"the positive phase (at the Hebb machine) raises the energy of {up_pos:.0%} of all states")
+m_ml, C_ml = bmlab.exact_moments(ml["J"], ml["theta"])
+dE_pos_ml = -lr_step * push(m_let, C_let, states_f)
+dE_neg_ml = +lr_step * push(m_ml, C_ml, states_f)
+print("at the optimum the two forces cancel on every state (|net| < 1e-6):",
+      bool(np.abs(dE_pos_ml + dE_neg_ml).max() < 1e-6))
+E_ml = bmlab.energy(states, ml["J"], ml["theta"])
+order_ml = np.argsort(E_ml, kind="stable")
+fig, ax = plt.subplots(figsize=(9, 3.2))
+ax.bar(x, dE_pos_ml[order_ml], width=1.0, color=bmlab.NAVY, alpha=0.55, label="positive phase (data moments)")
+ax.bar(x, dE_neg_ml[order_ml], width=1.0, color=bmlab.ORANGE, alpha=0.55, label="negative phase (model moments)")
+ax.axhline(0, color=bmlab.GRAY, lw=0.8)
+ax.plot(x, (dE_pos_ml + dE_neg_ml)[order_ml], color="k", lw=1.2, label="net change")
+ax.set_xlabel("state, sorted by its energy under the maximum-likelihood machine")
+ax.set_ylabel(r"change of $E(s)$ in one step")
+ax.set_title(f"Figure 5.2 at the optimum: the two forces balance (lr = {lr_step})")
+ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+fig.tight_layout()
+bmlab.save_figure(fig, "fig5.2_two_forces_at_optimum")
+plt.show()
+
+# %% [markdown]
+# **What to look for:** each orange bar is the mirror image of the navy bar of its state, and the black net line
+# lies flat on zero.
 
 # %% [markdown]
 # ## Live: train it yourself

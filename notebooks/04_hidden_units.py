@@ -31,6 +31,14 @@
 # $s = (v, h)$. (Notebook 05 switches to $\{0,1\}$ units; the two are related by
 # $s = 2x - 1$.) Every number below is exact: each function sums over all joint states.
 
+# %% [markdown]
+# > **Notation.** All units are $\pm1$ spins: visibles $v_i$, hidden units $h_j$, together
+# > $s=(v,h)$. Here $h$ is a *hidden unit* -- not the local field $h_k$ of notebook 01. $J$
+# > couples all units (general machine) and $W_{ij}$ is its visible-hidden block (the only one a
+# > restricted machine keeps); $\theta$ holds the biases of all units. Notebook 05 uses $\{0,1\}$
+# > units $x=(s+1)/2$ with visible biases $a$ and hidden biases $b$ instead. States are listed in
+# > the order of `bmlab.all_states` (row $c$: unit $i$ is $+1$ exactly when bit $i$ of $c$ is 1).
+
 # %%
 # On Colab or a fresh kernel without bmlab, install it first (does nothing where it is installed).
 import importlib.util
@@ -255,6 +263,10 @@ ax.legend(loc="center right")
 plt.show()
 
 # %% [markdown]
+# **What to look for:** both curves start on the dashed $\log 2$ line; the navy one drops below the dotted 0.01 at
+# one hidden unit, the orange one only at three.
+
+# %% [markdown]
 # With no hidden units both curves sit at $\log 2$ (the restricted machine with no hidden
 # units has no couplings at all). One hidden unit is enough for the general machine, whose
 # visibles also talk to each other directly; the restricted machine needs three before the
@@ -334,6 +346,10 @@ ax.axhline(0, color="k", lw=0.6)
 ax.set_ylabel("coefficient in log p(v)")
 ax.set_title("trained machine on 3-bit parity: multi-spin terms")
 plt.show()
+
+# %% [markdown]
+# **What to look for:** the orange three-body bar dwarfs the navy one- and two-body bars: parity lives entirely
+# in the $v_1v_2v_3$ term.
 
 # %% [markdown]
 # ## 5 · The price: a second hard expectation
@@ -442,6 +458,10 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
+# **What to look for:** on the left, equal heights at $t=0$ and $t=1$ with a valley between them; on the right,
+# a single hump with no valley.
+
+# %% [markdown]
 # A machine with $N_h$ hidden units has up to $N_h!\,2^{N_h}$ equivalent copies of each
 # solution (relabellings and sign flips), so the landscape has many equally good peaks with
 # valleys between them. Gradient ascent still climbs one of them, but "every local maximum is
@@ -461,6 +481,9 @@ draw_network(ax_r, 4, 3, restricted=True, title="restricted Boltzmann machine")
 fig.tight_layout()
 bmlab.save_figure(fig, "fig5.4_general_vs_restricted")
 plt.show()
+
+# %% [markdown]
+# **What to look for:** the lines inside each layer on the left, and their absence on the right.
 
 # %% [markdown]
 # ## Try it: train with hidden units

@@ -162,14 +162,14 @@ def rbm_sampling_panel(gibbs_steps: int = 1, start: str = "data", seed: int = 0)
         for bar, f in zip(chain_bars, freq, strict=True):
             bar.set_height(f)
         image.set_data(_tile(S))  # the first 16 chains: one from each data row
-        s_title.set_text(f"{int(gibbs_steps)} steps from {start}")
+        s_title.set_text(f"{int(gibbs_steps)} step{'s' * (gibbs_steps != 1)} from {start}")
         # total variation over the valid patterns plus the mass off them
         tv_data, tv_model = (0.5 * np.abs(freq - p).sum() + 0.5 * abs(p.sum() - freq.sum())
                              for p in (p_data, p_model))
         f_title.set_text(f"CD-1 model (exact log-likelihood {ll:.2f}): "
                          f"{freq.sum():.0%} of chains valid")
-        return (f"{int(gibbs_steps)} Gibbs steps from {start}: distance to the data "
-                f"{tv_data:.2f}, to the model's equilibrium {tv_model:.2f} (total variation).")
+        return (f"Gibbs sampling, {s_title.get_text()}: distance to the data {tv_data:.2f}, "
+                f"to the model's equilibrium {tv_model:.2f} (total variation).")
 
     return Panel(fig, controls, update,
                  title="Out of equilibrium: short chains from the data look perfect")
