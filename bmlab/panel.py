@@ -152,7 +152,7 @@ class Panel:
         Returns
         -------
         float
-            Seconds for the update and redraw (figure rendered to PNG).
+            Kernel-side seconds for the update and the redraw of the displayed output.
         """
         unknown = set(values) - set(self.controls)
         if unknown:
@@ -163,10 +163,7 @@ class Panel:
                 self.controls[name].value = value
         finally:
             self._quiet = False
-        start = time.perf_counter()
-        self.compute()
-        self.snapshot()  # what display() does for inline plots
-        return time.perf_counter() - start
+        return self.refresh()  # the displayed figure and status show the new state
 
     def snapshot(self) -> bytes:
         """The figure as it stands, as PNG bytes (rendered like the inline backend does)."""
