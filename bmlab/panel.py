@@ -163,7 +163,10 @@ class Panel:
                 self.controls[name].value = value
         finally:
             self._quiet = False
-        return self.refresh()  # the displayed figure and status show the new state
+        start = time.perf_counter()
+        self.refresh()  # the displayed figure and status show the new state
+        self.snapshot()  # outside a kernel display() renders no PNG: time one as inline would
+        return time.perf_counter() - start
 
     def snapshot(self) -> bytes:
         """The figure as it stands, as PNG bytes (rendered like the inline backend does)."""
