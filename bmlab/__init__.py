@@ -17,6 +17,7 @@ from .exact import (
     sample_exact,
     state_codes,
 )
+from .exercises import check
 from .glauber import (
     GlauberRun,
     glauber_run,
@@ -45,6 +46,7 @@ __all__ = [
     "TrainResult",
     "all_states",
     "boltzmann_probs",
+    "check",
     "codes_to_states",
     "energy",
     "exact_moments",

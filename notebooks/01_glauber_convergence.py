@@ -795,36 +795,67 @@ basins
 # %% [markdown]
 # ## Exercises
 #
-# 1. **Remove the frustration.** Set $J_{13}=+0.5$. Before computing: which states now have
-#    the lowest energy, and roughly how tall will their bars be at $\beta=1$? Check with
-#    `bmlab.boltzmann_probs` and with the live panel.
-# 2. **The cold triangle.** For the frustrated triangle, what does $\langle s_1 s_2\rangle$
-#    tend to as $\beta\to\infty$? (Hint: which states survive, and what is $s_1s_2$ on them?)
-# 3. **A budget from the gap.** For the triangle at $\beta=3$, use the spectral bound to
-#    guarantee a total-variation distance of at most 0.01 from any start. How many sweeps
-#    does it promise, and how many are actually needed?
+# Each exercise ends in a check cell: replace `None` by your answer (a number, to the
+# precision asked) and run the cell. `bmlab.check` replies `correct`, or `not yet` with a
+# hint; it never shows the answer. A worked solution follows each check cell, collapsed:
+# click the `…` (or the bar at the cell's left) to show it, then run it.
 
-# %% jupyter={"source_hidden": true}
+# %% [markdown]
+# **1 · Remove the frustration.** Set $J_{13}=+0.5$. Before computing: which states now have
+# the lowest energy, and roughly how tall will their bars be at $\beta=1$? Check with
+# `bmlab.boltzmann_probs` and with the live panel. *Your answer:* $p(+{+}{+})$ at $\beta=1$,
+# to 3 decimals.
+
+# %%
+my_answer = None  # p(+++) for J13 = +0.5 at beta = 1, to 3 decimals
+bmlab.check("01.1", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 1: the two states with all bonds satisfied, +++ and ---, have E = -1.5;
 # the six others have E = +0.5. Each ground state gets e^1.5 / (2 e^1.5 + 6 e^-0.5).
 J_un = np.array([[0.0, 0.5, 0.5], [0.5, 0.0, 0.5], [0.5, 0.5, 0.0]])
 p_un = bmlab.boltzmann_probs(J_un)
 print("energies:", bmlab.energy(S, J_un))
-print("p(+++) = p(---) =", round(p_un[7], 3), "; closed form:",
-      round(np.exp(1.5) / (2 * np.exp(1.5) + 6 * np.exp(-0.5)), 3))
+answer = p_un[7]  # S[7] is +++
+print(f"p(+++) = p(---) = {answer:.3f}; closed form: "
+      f"{np.exp(1.5) / (2 * np.exp(1.5) + 6 * np.exp(-0.5)):.3f}")
+assert bmlab.check("01.1", answer)
 
-# %% jupyter={"source_hidden": true}
+# %% [markdown]
+# **2 · The cold triangle.** For the frustrated triangle, what does
+# $\langle s_1 s_2\rangle$ tend to as $\beta\to\infty$? (Hint: which states survive, and what
+# is $s_1s_2$ on them?) *Your answer:* the limit, to 3 decimals.
+
+# %%
+my_answer = None  # lim <s1 s2> as beta -> infinity, to 3 decimals
+bmlab.check("01.2", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 2: only the six E = -0.5 states survive, with equal weight. s1 s2 = +1 on four of
 # them (+++, ++-, --+, ---) and -1 on two (+--, -++): the limit is (4 - 2) / 6 = 1/3.
 for b in (1.0, 3.0, 10.0, 30.0):
     print(f"beta = {b:4.0f}: <s1 s2> = {bmlab.boltzmann_probs(J, beta=b) @ pair:.4f}")
+answer = bmlab.boltzmann_probs(J, beta=30.0) @ pair
+assert bmlab.check("01.2", answer)
 
-# %% jupyter={"source_hidden": true}
+# %% [markdown]
+# **3 · A budget from the gap.** For the triangle at $\beta=3$, use the spectral bound of
+# Section 5 to guarantee a total-variation distance of at most 0.01 from any start. How many
+# sweeps does it promise, and how many are actually needed (`mixing_time`)? *Your answer:*
+# the promised number of sweeps, to 1 decimal.
+
+# %%
+my_answer = None  # sweeps guaranteed by the spectral bound at beta = 3, eps = 0.01, to 1 decimal
+bmlab.check("01.3", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 3: the bound t_rel log(1/(eps pi_min)) is loose mainly through pi_min, which is
 # tiny at beta = 3 (the two E = +1.5 states).
 T3 = bmlab.glauber_transition_matrix(J, beta=3.0)
 p3 = bmlab.boltzmann_probs(J, beta=3.0)
 t_rel3 = 1 / (1 - spectrum(T3, p3)[1])  # in updates
-print(f"guaranteed: {t_rel3 * np.log(1 / (0.01 * p3.min())) / 3:.1f} sweeps; "
+answer = t_rel3 * np.log(1 / (0.01 * p3.min())) / 3
+print(f"guaranteed: {answer:.1f} sweeps; "
       f"exact: {mixing_time(T3, p3, 0.01) / 3:.1f} sweeps; "
       f"lower bound {(t_rel3 - 1) * np.log(1 / (2 * 0.01)) / 3:.1f}")
+assert bmlab.check("01.3", answer)

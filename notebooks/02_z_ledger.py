@@ -433,32 +433,64 @@ wall_panel()
 # %% [markdown]
 # ## Exercises
 #
-# 1. **Unfrustrate the loop.** Set $J_{13} = +0.5$ (others unchanged). Build the ledger.
-#    What are $Z$, $\langle s_1 s_2\rangle_\text{model}$ and the ground-level degeneracy?
-#    Why exactly that degeneracy?
-# 2. **A closed form.** For the zero-bias triangle, substitute $x = s_1 s_2$ and
-#    $y = s_2 s_3$ (so $s_1 s_3 = xy$) and derive the formula for
-#    $\langle s_1 s_2\rangle$ used in Section 2. Then predict the final $J_{12}$ of
-#    Section 2 by hand.
-# 3. **Buying spins.** Exact enumeration costs $\propto 2^N$. How many extra spins could you
-#    enumerate in the same time on a computer 1000 times faster?
+# Each exercise ends in a check cell: replace `None` by your answer (a number, to the
+# precision asked) and run the cell. `bmlab.check` replies `correct`, or `not yet` with a
+# hint; it never shows the answer. A worked solution follows each check cell, collapsed:
+# click the `…` (or the bar at the cell's left) to show it, then run it.
 
-# %% jupyter={"source_hidden": true}
+# %% [markdown]
+# **1 · Unfrustrate the loop.** Set $J_{13} = +0.5$ (others unchanged). Build the ledger.
+# What are $Z$, $\langle s_1 s_2\rangle_\text{model}$ and the ground-level degeneracy? Why
+# exactly that degeneracy? *Your answer:* $Z$, to 3 decimals.
+
+# %%
+my_answer = None  # Z of the machine with J13 = +0.5, to 3 decimals
+bmlab.check("02.1", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 1: the same ledger with J13 = +0.5.
 E_unf = -(0.5 * s1 * s2 + 0.5 * s2 * s3 + 0.5 * s1 * s3)
 w_unf = np.exp(-E_unf)
-print(f"Z = {w_unf.sum():.3f}, <s1 s2>_model = {(s1 * s2 * w_unf).sum() / w_unf.sum():.3f}, "
+answer = w_unf.sum()
+print(f"Z = {answer:.3f}, <s1 s2>_model = {(s1 * s2 * w_unf).sum() / w_unf.sum():.3f}, "
       f"ground degeneracy = {np.isclose(E_unf, E_unf.min()).sum()}")
 # All bonds positive: only +++ and --- satisfy all three (E = -1.5), a two-fold level set
 # by the global spin-flip symmetry s -> -s. No bond has to break.
+assert bmlab.check("02.1", answer)
 
-# %% jupyter={"source_hidden": true}
+# %% [markdown]
+# **2 · A closed form.** For the zero-bias triangle, substitute $x = s_1 s_2$ and
+# $y = s_2 s_3$ (so $s_1 s_3 = xy$) and derive the formula for $\langle s_1 s_2\rangle$ used
+# in Section 2; with it, predict the final $J_{12}$ of Section 2 by hand. *Your answer:*
+# $\langle s_1 s_2\rangle$ of the machine with $J_{12}=0$, $J_{23}=0.5$, $J_{13}=-0.5$ (no
+# direct bond between spins 1 and 2), to 3 decimals.
+
+# %%
+my_answer = None  # <s1 s2> at J12 = 0, J23 = 0.5, J13 = -0.5, to 3 decimals
+bmlab.check("02.2", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 2: two states per (x, y), so Z/2 = e^{J12}*2cosh(J23+J13) + e^{-J12}*2cosh(J23-J13)
 # and <x> = tanh(J12 + 0.5*log(cosh(J23+J13)/cosh(J23-J13))). Set <x> = 0.5 and solve:
 J12_pred = np.arctanh(0.5) + 0.5 * np.log(np.cosh(1.0) / np.cosh(0.0))
 print(f"predicted J12 = {J12_pred:.3f}; closed form at the lecture machine: "
       f"<s1 s2> = {triangle_moment(0.5, 0.5, -0.5):.3f}")
+# Without a direct bond, spins 1 and 2 still correlate through spin 3: the path 1-3-2 has
+# couplings -0.5 and +0.5, so it anti-aligns them.
+answer = triangle_moment(0.0, 0.5, -0.5)
+print(f"<s1 s2> at J12 = 0: closed form {answer:.3f}, enumeration {model_moment(0.0):.3f}")
+assert bmlab.check("02.2", answer)
 
-# %% jupyter={"source_hidden": true}
+# %% [markdown]
+# **3 · Buying spins.** Exact enumeration costs $\propto 2^N$. How many extra spins could you
+# enumerate in the same time on a computer 1000 times faster? *Your answer:* to 1 decimal.
+
+# %%
+my_answer = None  # extra spins for 1000x the speed, to 1 decimal
+bmlab.check("02.3", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 3: the time doubles per spin, so 1000x the speed buys log2(1000) spins.
-print(f"about {np.log2(1000):.1f} extra spins for 1000x the speed")
+answer = np.log2(1000)
+print(f"about {answer:.1f} extra spins for 1000x the speed")
+assert bmlab.check("02.3", answer)

@@ -743,33 +743,61 @@ panel
 # %% [markdown]
 # ## Exercises
 #
-# 1. **Step size.** Compute the most negative Hessian eigenvalue $\lambda_\text{min}$ at the
-#    letter optimum `ml`. Train from zero with plain gradient ascent with learning rates just
-#    below and just above $2/|\lambda_\text{min}|$. What happens, and why?
-# 2. **More data, closer to the teacher.** Fit the teacher's data with $D = 1000$ and
-#    $D = 10\,000$ exact samples (Newton). How does the largest coupling error scale with $D$?
-#    Why can a very small sample make some learned coupling huge?
-# 3. **Weight decay.** With `weight_decay=w` the loop climbs $L - \tfrac w2\sum_{i<j} J_{ij}^2$.
-#    Which equation replaces Eq. 5.6 at its optimum? Check it numerically on the letters.
+# Each exercise ends in a check cell: replace `None` by your answer (a number, to the
+# precision asked) and run the cell. `bmlab.check` replies `correct`, or `not yet` with a
+# hint; it never shows the answer. A worked solution follows each check cell, collapsed:
+# click the `…` (or the bar at the cell's left) to show it, then run it.
 
-# %% jupyter={"source_hidden": true}
+# %% [markdown]
+# **1 · Step size.** Compute the most negative Hessian eigenvalue $\lambda_\text{min}$ at the
+# letter optimum `ml`. Train from zero with plain gradient ascent with learning rates just
+# below and just above $2/|\lambda_\text{min}|$. What happens, and why? *Your answer:*
+# $2/|\lambda_\text{min}|$ at `ml`, to 3 decimals.
+
+# %%
+my_answer = None  # 2 / |lambda_min| at the letter optimum ml, to 3 decimals
+bmlab.check("03.1", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 1: plain ascent is stable when lr < 2/|lambda_min| (a linearisation at the optimum).
 lam = np.linalg.eigvalsh(hessian(ml)).min()
+answer = 2 / abs(lam)
 zero_let = {"J": np.zeros((N_let, N_let)), "theta": np.zeros(N_let)}
-for lr_try in (1.8 / abs(lam), 2.4 / abs(lam)):
+for lr_try in (0.9 * answer, 1.2 * answer):
     r = train(zero_let, visible_gradient(S_letters), n_steps=400, lr=lr_try,
               on_diverge="stop", max_abs=100.0)
     print(f"lr = {lr_try:.3f}: L after 400 steps = {visible_log_likelihood(r.params, S_letters):.3f} (optimum {L_ml:.3f})")
+assert bmlab.check("03.1", answer)
 
-# %% jupyter={"source_hidden": true}
-# Solution 2: the error shrinks roughly like 1/sqrt(D). With few samples a pair may be aligned in
-# every sample (<s_i s_j>_data = 1): its ML coupling is then infinite (a boundary of moment space).
-for D in (1000, 10_000):
-    S_D = bmlab.sample_exact(teacher["J"], teacher["theta"], n_samples=D, rng=rng)
-    fit_D = visible_newton_fit(S_D)
-    print(f"D = {D:5d}: largest coupling error {np.abs(fit_D['J'] - teacher['J']).max():.2f}")
+# %% [markdown]
+# **2 · Moment matching without a sampler.** What is the model's $\langle s_1 s_9\rangle$ (top
+# left and bottom right pixels) at the letter optimum `ml`? Why can you answer without
+# computing anything about the model? *Your answer:* to 3 decimals.
 
-# %% jupyter={"source_hidden": true}
+# %%
+my_answer = None  # <s1 s9>_model at ml, to 3 decimals
+bmlab.check("03.2", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
+# Solution 2: at the maximum the gradient (Eq. 5.4) vanishes, so every model pair moment equals
+# the data's (Eq. 5.6); the data moment is an average over the 120 noisy letters.
+answer = (S_letters[:, 0] * S_letters[:, 8]).mean()
+_, C_ml = bmlab.exact_moments(ml["J"], ml["theta"])
+print(f"<s1 s9>: data {answer:.3f}, model at ml {C_ml[0, 8]:.3f}")
+assert bmlab.check("03.2", answer)
+
+# %% [markdown]
+# **3 · Weight decay.** With `weight_decay=w` the loop climbs $L - \tfrac w2\sum_{i<j}
+# J_{ij}^2$. Which equation replaces Eq. 5.6 at its optimum? Check it numerically on the
+# letters with $w = 0.05$ (`visible_newton_fit(S_letters, weight_decay=0.05)`). *Your
+# answer:* the largest $|\langle s_i s_j\rangle_\text{data} - \langle s_i
+# s_j\rangle_\text{model}|$ over pairs $i \ne j$ at that optimum, to 3 decimals.
+
+# %%
+my_answer = None  # largest |C_data - C_model| off the diagonal at w = 0.05, to 3 decimals
+bmlab.check("03.3", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 3: at the optimum <s_i s_j>_data - <s_i s_j>_model = w J_ij (biases still match).
 w = 0.05
 wd = visible_newton_fit(S_letters, weight_decay=w)
@@ -778,3 +806,18 @@ off = ~np.eye(N_let, dtype=bool)
 print("C_data - C_model = w J off the diagonal (to 1e-8):",
       bool(np.allclose((C_let - C_w)[off], w * wd["J"][off], atol=1e-8)))
 print("m_data = m_model (to 1e-8):", bool(np.allclose(m_let, m_w, atol=1e-8)))
+answer = np.abs(C_let - C_w)[off].max()
+assert bmlab.check("03.3", answer)
+
+# %% [markdown]
+# **4 · More data, closer to the teacher** (an open question, no check). Fit the teacher's
+# data with $D = 1000$ and $D = 10\,000$ exact samples (Newton). How does the largest coupling
+# error scale with $D$? Why can a very small sample make some learned coupling huge?
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
+# Solution 4: the error shrinks roughly like 1/sqrt(D). With few samples a pair may be aligned in
+# every sample (<s_i s_j>_data = 1): its ML coupling is then infinite (a boundary of moment space).
+for D in (1000, 10_000):
+    S_D = bmlab.sample_exact(teacher["J"], teacher["theta"], n_samples=D, rng=rng)
+    fit_D = visible_newton_fit(S_D)
+    print(f"D = {D:5d}: largest coupling error {np.abs(fit_D['J'] - teacher['J']).max():.2f}")

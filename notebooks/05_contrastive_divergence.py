@@ -661,28 +661,61 @@ rbm_sampling_panel()
 # %% [markdown]
 # ## Exercises
 #
-# 1. Show that $p(v_i = 1\mid h) = \sigma(a_i + (Wh)_i)$ from $E(v,h)$, and use it to check
-#    `visible_probs` against brute force for the 4x3 machine of Section 1.
-# 2. For the CD-1 model of Section 3, how many Gibbs steps does the expected CD-k update need
-#    before its cosine with the true gradient exceeds 0.9? Relate the answer to the second
-#    largest eigenvalue of the transition matrix $T$.
-# 3. Re-run the CD-1 comparison of Section 2 with a weight decay of $10^{-2}$. Does the
-#    divergence disappear? What happens to the best log-likelihood reached?
+# Each exercise ends in a check cell: replace `None` by your answer (a number, to the
+# precision asked) and run the cell. `bmlab.check` replies `correct`, or `not yet` with a
+# hint; it never shows the answer. A worked solution follows each check cell, collapsed:
+# click the `…` (or the bar at the cell's left) to show it, then run it.
 
-# %% jupyter={"source_hidden": true}
+# %% [markdown]
+# **1 · The other conditional.** Show that $p(v_i = 1\mid h) = \sigma(a_i + (Wh)_i)$ from
+# $E(v,h)$, and use it to check `visible_probs` against brute force for the 4x3 machine
+# `small` of Section 1. *Your answer:* $p(v_1 = 1 \mid h = (1, 0, 1))$ for `small`, to 3
+# decimals.
+
+# %%
+my_answer = None  # p(v1 = 1 | h = (1, 0, 1)) for small, to 3 decimals
+bmlab.check("05.1", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 1: the energy is linear in each v_i given h, so p(v|h) factorizes like p(h|v).
 cond_v = P / P.sum(axis=0, keepdims=True)  # p(v | h), columns indexed by h
 print("visible conditionals match brute force:",
       np.allclose(cond_v.T @ V4, small.visible_probs(H3), atol=1e-12))
+answer = expit(small.a + small.W @ np.array([1.0, 0.0, 1.0]))[0]
+assert bmlab.check("05.1", answer)
 
-# %% jupyter={"source_hidden": true}
+# %% [markdown]
+# **2 · How many steps make CD exact?** For the CD-1 model of Section 3, how many Gibbs steps
+# does the expected CD-k update need before its cosine with the true gradient exceeds 0.9?
+# Relate the answer to the second largest eigenvalue modulus $|\lambda_2|$ of the transition
+# matrix `T`. *Your answer:* $|\lambda_2|$, to 3 decimals.
+
+# %%
+my_answer = None  # |lambda_2| of T, to 3 decimals
+bmlab.check("05.2", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 2: scan k; the slowest relaxation time is -1/log|lambda_2|.
 lam = np.sort(np.abs(np.linalg.eigvals(T)))[::-1]
 first = next(k for k, c in zip(ks, cosines, strict=True) if c > 0.9)
+answer = lam[1]
 print(f"cosine > 0.9 first at k = {first} among {ks}")
-print(f"|lambda_2| = {lam[1]:.4f}: relaxation time about {-1 / np.log(lam[1]):.0f} steps")
+print(f"|lambda_2| = {answer:.4f}: relaxation time about {-1 / np.log(answer):.0f} steps")
+assert bmlab.check("05.2", answer)
 
-# %% jupyter={"source_hidden": true}
+# %% [markdown]
+# **3 · Weight decay against divergence.** Re-run the CD-1 comparison of Section 2 with a
+# weight decay of $10^{-2}$ (`run("cd", 1, weight_decay=1e-2)`). Does the divergence
+# disappear? What happens to the best log-likelihood reached? *Your answer:* the peak mean
+# log-likelihood (nats), to 2 decimals.
+
+# %%
+my_answer = None  # peak log-likelihood of CD-1 with weight decay 1e-2, to 2 decimals
+bmlab.check("05.3", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 3: strong decay removes the fall but also caps the likelihood.
 res = run("cd", 1, weight_decay=1e-2)
-print(f"peak {res.history['ll'].max():.3f}, final {res.history['ll'][-1]:.3f}")
+answer = res.history["ll"].max()
+print(f"peak {answer:.3f}, final {res.history['ll'][-1]:.3f}")
+assert bmlab.check("05.3", answer)
