@@ -118,12 +118,15 @@ def rbm_training_panel(algorithm: str = "CD-k", k: int = 1, lr: float = 0.3,
     return panel
 
 
-def rbm_sampling_panel(gibbs_steps: int = 1, start: str = "data", seed: int = 0) -> Panel:
+def rbm_sampling_panel(gibbs_steps: int = 1, start: str = "data", seed: int = 0,
+                       beta: float = 1.0) -> Panel:
     """Run 800 chains (50 per data row, or fair coins: ``start``) of ``gibbs_steps`` in
     [0, 200] block-Gibbs steps (``seed`` in [0, 9]) on a CD-1 model of 3x3 bars and stripes
-    (9 hidden, rate 0.3, 4000 updates, trained at build in about a second); show 16 chains
-    and the frequencies of the 14 valid patterns next to the data's and the exact p(v)."""
+    (9 hidden, rate 0.3, 4000 updates, trained at build in about a second) at inverse
+    temperature ``beta`` in [0, 2] (W, a, b scaled by beta); show 16 chains and the
+    frequencies of the 14 valid patterns next to the data's and the exact p(v) at beta."""
     check_in_range(gibbs_steps, "gibbs_steps", 0, 200, integer=True)
+    check_in_range(beta, "beta", 0.0, 2.0)
     check_in_range(seed, "seed", 0, 9, integer=True)
     check_choice(start, "start", ("data", "noise"))
     data, rng = bars_and_stripes(_N), np.random.default_rng(5)
@@ -137,36 +140,42 @@ def rbm_sampling_panel(gibbs_steps: int = 1, start: str = "data", seed: int = 0)
         "start": widgets.ToggleButtons(options=["data", "noise"], value=start,
                                        description="start", **_WIDE),
         "seed": _slider(widgets.IntSlider, seed, 0, 9, "seed"),
+        "beta": _slider(widgets.FloatSlider, beta, 0.0, 2.0, "inverse temperature β", step=0.05),
     }
     fig, (ax_s, ax_f) = plt.subplots(1, 2, figsize=(8.6, 3.0),
                                      gridspec_kw={"width_ratios": [1, 2.2]})
     image, s_title = _image_axes(ax_s)
     x = np.arange(patterns.size)
-    _, chain_bars, _ = (ax_f.bar(x + dx, y, width=0.27, color=c, label=label) for dx, y, c, label
-                        in ((-0.27, p_data, GRAY, "data"), (0, 0 * x, ORANGE, "chains"),
-                            (0.27, p_model, NAVY, "equilibrium p(v)")))
+    _, chain_bars, model_bars = (
+        ax_f.bar(x + dx, y, width=0.27, color=c, label=label) for dx, y, c, label
+        in ((-0.27, p_data, GRAY, "data"), (0, 0 * x, ORANGE, "chains"),
+            (0.27, p_model, NAVY, "equilibrium p(v)")))
     ax_f.set_xticks(x, [str(i + 1) for i in x], fontsize="x-small")
     ax_f.set(xlabel="valid pattern", ylabel="frequency",
              ylim=(0, 1.1 * max(float(p_model.max()), float(p_data.max()), 0.2)))
     ax_f.legend(fontsize="small", loc="upper left")
     f_title = ax_f.set_title("", fontsize="medium")
-    ll = model.mean_log_likelihood(data)
     fig.tight_layout()
 
-    def update(gibbs_steps, start, seed):
+    def update(gibbs_steps, start, seed, beta):
         srng = np.random.default_rng(int(seed))
         V0 = (np.tile(data, (50, 1)) if start == "data" else
               (srng.random((50 * len(data), data.shape[1])) < 0.5).astype(float))
-        S = model.gibbs(V0, int(gibbs_steps), rng=srng)
+        at_beta = RBM(float(beta) * model.W, float(beta) * model.a, float(beta) * model.b)
+        S = at_beta.gibbs(V0, int(gibbs_steps), rng=srng)
         freq = np.array([np.mean(S @ _CODES == c) for c in patterns])  # valid patterns
-        for bar, f in zip(chain_bars, freq, strict=True):
-            bar.set_height(f)
+        p_model = at_beta.visible_distribution()[patterns.astype(int)]  # exact, at beta
+        for bars, heights in ((chain_bars, freq), (model_bars, p_model)):
+            for bar, f in zip(bars, heights, strict=True):
+                bar.set_height(f)
+        ax_f.set_ylim(0, 1.1 * max(float(p_model.max()), float(p_data.max()), 0.2))
         image.set_data(_tile(S))  # the first 16 chains: one from each data row
         s_title.set_text(f"{int(gibbs_steps)} step{'s' * (gibbs_steps != 1)} from {start}")
         # total variation over the valid patterns plus the mass off them
         tv_data, tv_model = (0.5 * np.abs(freq - p).sum() + 0.5 * abs(p.sum() - freq.sum())
                              for p in (p_data, p_model))
-        f_title.set_text(f"CD-1 model (exact log-likelihood {ll:.2f}): "
+        f_title.set_text(f"CD-1 model at β = {float(beta):.2f} (exact log-likelihood "
+                         f"{at_beta.mean_log_likelihood(data):.2f}): "
                          f"{freq.sum():.0%} of chains valid")
         return (f"Gibbs sampling, {s_title.get_text()}: distance to the data {tv_data:.2f}, "
                 f"to the model's equilibrium {tv_model:.2f} (total variation).")
