@@ -91,7 +91,7 @@ def _close_figures():
 
 @pytest.mark.parametrize(("name", "values"), CASES, ids=[f"{n}-{i}" for i, (n, _) in
                                                          enumerate(CASES)])
-def test_no_text_collides_or_leaves_the_figure(name, values):
+def test_texts_do_not_collide_or_leave_the_figure_and_legends_avoid_data(name, values):
     panel, renderer, texts = _drawn_panel(name, values)
     assert texts, "nothing drawn"
     boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts]
@@ -101,6 +101,7 @@ def test_no_text_collides_or_leaves_the_figure(name, values):
     assert not outside, f"{name}: texts leave the figure: {outside}"
     hits = [(s, t) for (s, a), (t, b) in itertools.combinations(boxes, 2) if _overlap(a, b)]
     assert not hits, f"{name}: overlapping texts: {hits}"
+    _assert_legends_do_not_cover_data(panel, renderer, name)
 
 
 def _data_boxes(ax, renderer):
@@ -129,10 +130,8 @@ def _data_boxes(ax, renderer):
     return np.asarray(out, dtype=float).reshape(-1, 4)
 
 
-@pytest.mark.parametrize(("name", "values"), CASES, ids=[f"{n}-{i}" for i, (n, _) in
-                                                         enumerate(CASES)])
-def test_legends_do_not_cover_data(name, values):
-    panel, renderer, _ = _drawn_panel(name, values)
+def _assert_legends_do_not_cover_data(panel, renderer, name):
+    """No legend inside an axes may cover its lines, bars, points or images."""
     for ax in panel.fig.axes:
         legend = ax.get_legend()
         if legend is None or not isinstance(legend, Legend) or not legend.get_visible():
