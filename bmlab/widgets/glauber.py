@@ -17,13 +17,13 @@ import bisect
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import EngFormatter, MaxNLocator
 
 from ..exact import all_states, boltzmann_probs, energy
 from ..glauber import glauber_run, glauber_transition_matrix, parallel_tempering
 from ..panel import Panel
-from ..plotting import GRAY, NAVY, ORANGE
-from . import ALL_PANELS
+from ..plotting import EXTRA, GRAY, NAVY, ORANGE
+from . import ALL_PANELS, _layout_once
 
 #: Points drawn for a running average (log-spaced), whatever the chain length.
 _MAX_POINTS = 1500
@@ -70,7 +70,7 @@ def _build_fig53(fancy: bool = False, logx: bool = False):
     linear time axis, which render several times faster.
     """
     fig, (ax_bar, ax_run) = plt.subplots(
-        1, 2, figsize=(9.0, 3.6), gridspec_kw={"width_ratios": [1.25, 1.0]}
+        1, 2, figsize=(9.0, 3.6), gridspec_kw={"width_ratios": [1.25, 1.0]}, layout="constrained"
     )
     x = np.arange(8)
     bars_exact = ax_bar.bar(x - 0.2, np.zeros(8), width=0.4, color=NAVY,
@@ -90,13 +90,13 @@ def _build_fig53(fancy: bool = False, logx: bool = False):
         ax_run.set_xscale("log")
     else:
         ax_run.xaxis.set_major_locator(MaxNLocator(5))
+        ax_run.xaxis.set_major_formatter(EngFormatter(sep=""))  # 10k: fits the layout
     ax_run.yaxis.set_major_locator(MaxNLocator(5))
     ax_run.set_xlabel("sweeps")
     ax_run.set_ylabel(r"estimate of $\langle s_1 s_2\rangle$" if fancy
-                      else "running estimate of <s1 s2>")
+                      else "estimate of <s1 s2>")
     ax_run.set_ylim(-1.05, 1.05)
     ax_run.legend(loc="lower right", fontsize="small")
-    fig.tight_layout()
     art = {"ax_bar": ax_bar, "ax_run": ax_run, "bars_exact": bars_exact,
            "bars_chain": bars_chain, "e_text": e_text, "run_line": run_line,
            "exact_line": exact_line, "logx": logx}
@@ -209,8 +209,8 @@ def fig53_panel(J12=0.5, J23=0.5, J13=-0.5, theta=0.0, beta=1.0, n_sweeps=4000, 
         return (f"exact <s1 s2> = {exact_pair:.3f}; chain = {running[-1]:.3f} after "
                 f"{int(n_sweeps)} sweeps; TV(exact, chain) = {0.5 * np.abs(p - freq).sum():.3f}")
 
-    return Panel(fig, controls, update, title="Figure 5.3 live: one Glauber chain vs the "
-                 "exact Boltzmann law")
+    return Panel(_layout_once(fig), controls, update,
+                 title="Figure 5.3 live: one Glauber chain vs the exact Boltzmann law")
 
 
 def two_basin_panel(beta=1.0, seed=0, n=12, n_chains=4, n_sweeps=300):
@@ -243,10 +243,10 @@ def two_basin_panel(beta=1.0, seed=0, n=12, n_chains=4, n_sweeps=300):
     S = all_states(n)
     k_up = (S > 0).sum(axis=1)  # number of +1 spins of each state, 0..n
     levels = 2.0 * np.arange(n + 1) / n - 1.0  # magnetisation values
-    fig, (ax_t, ax_h) = plt.subplots(1, 2, figsize=(9.0, 3.6),
+    fig, (ax_t, ax_h) = plt.subplots(1, 2, figsize=(9.0, 3.6), layout="constrained",
                                      gridspec_kw={"width_ratios": [1.5, 1.0]})
     t = np.arange(1, n_sweeps + 1)
-    colors = [ORANGE, NAVY, GRAY, "#4c9a6a", "#b04a5a", "#8a6fb3", "#3f9bbf"]
+    colors = [ORANGE, *EXTRA]  # chains: samples (orange, then the extra colours)
     lines = [ax_t.plot(t, np.zeros(n_sweeps), lw=1.0, color=colors[c % len(colors)])[0]
              for c in range(n_chains)]
     ax_t.axhline(0.0, color=GRAY, lw=0.8, ls=":")
@@ -264,8 +264,7 @@ def two_basin_panel(beta=1.0, seed=0, n=12, n_chains=4, n_sweeps=300):
                           label="chains")
     ax_h.set_xlabel("magnetisation m")
     ax_h.set_ylabel("probability")
-    ax_h.legend(loc="upper center", fontsize="small")
-    fig.tight_layout()
+    fig.legend(loc="outside upper right", ncols=2, fontsize="small")
 
     def update(beta, seed):
         rng = np.random.default_rng(seed)
@@ -288,7 +287,8 @@ def two_basin_panel(beta=1.0, seed=0, n=12, n_chains=4, n_sweeps=300):
                 f"chains' <m> = {m.mean():+.3f}, <|m|> = {np.abs(m).mean():.3f}; "
                 f"{switches} basin switches in {n_chains} x {n_sweeps} sweeps")
 
-    return Panel(fig, controls, update, title="Two basins: chains freeze as beta grows")
+    return Panel(_layout_once(fig), controls, update,
+                 title="Two basins: chains freeze as beta grows")
 
 
 def tempering_panel(n_temps=12, seed=0, n=12, beta=3.0, n_sweeps=200):
