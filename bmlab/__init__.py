@@ -17,7 +17,14 @@ from .exact import (
     sample_exact,
     state_codes,
 )
-from .glauber import GlauberRun, glauber_run, glauber_sample, glauber_transition_matrix
+from .exercises import check
+from .glauber import (
+    GlauberRun,
+    glauber_run,
+    glauber_sample,
+    glauber_transition_matrix,
+    parallel_tempering,
+)
 from .hidden import HiddenMachine
 from .learning import History, TrainResult, train
 from .panel import Panel
@@ -39,6 +46,7 @@ __all__ = [
     "TrainResult",
     "all_states",
     "boltzmann_probs",
+    "check",
     "codes_to_states",
     "energy",
     "exact_moments",
@@ -48,6 +56,7 @@ __all__ = [
     "load_results",
     "log_partition",
     "moments_from_probs",
+    "parallel_tempering",
     "sample_exact",
     "save_figure",
     "state_codes",

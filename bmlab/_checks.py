@@ -72,6 +72,14 @@ def check_beta(beta) -> float:
     return beta
 
 
+def check_betas(betas) -> np.ndarray:
+    """Validate a temperature ladder: at least 2 finite betas, positive and increasing."""
+    b = check_finite(betas, "betas")
+    if b.ndim != 1 or b.size < 2 or b[0] <= 0 or np.any(np.diff(b) <= 0):
+        raise ValueError(f"betas must be at least 2 positive, increasing numbers, got {b}")
+    return b
+
+
 def check_positive_int(value, name: str, *, maximum: int | None = None) -> int:
     """Validate a strictly positive integer (numpy integers accepted)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):

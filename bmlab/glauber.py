@@ -16,6 +16,7 @@ from scipy.special import expit
 
 from ._checks import (
     check_beta,
+    check_betas,
     check_choice,
     check_couplings,
     check_positive_int,
@@ -23,7 +24,7 @@ from ._checks import (
     check_spins,
     check_theta,
 )
-from .exact import codes_to_states, state_codes
+from .exact import _energy, codes_to_states, state_codes
 
 _N_MAX_TRANSITION = 12  # the matrix has 4**N entries: 128 MB at N = 12
 _BLOCK_ELEMENTS = 1 << 20  # uniforms drawn per block of sweeps (8 MB)
@@ -111,7 +112,8 @@ def _run_sweeps(S, J, theta, beta, order, rng, n_sweeps, record=None):
     n, n_chains = S.shape
     per_block = max(1, min(n_sweeps, _BLOCK_ELEMENTS // (n * n_chains)))
     chains = np.arange(n_chains)
-    Jb, tb = -2.0 * beta * J, -2.0 * beta * theta
+    per_chain = np.ndim(beta) == 1  # beta of shape (n_chains,): one temperature per chain
+    Jb, tb = (-2.0 if per_chain else -2.0 * beta) * J, (-2.0 if per_chain else -2.0 * beta) * theta
     done = 0
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         while done < n_sweeps:
@@ -128,10 +130,13 @@ def _run_sweeps(S, J, theta, beta, order, rng, n_sweeps, record=None):
                 if order == "sequential":
                     e = Jb[k] @ S
                     e += tb[k]
+                    if per_chain:
+                        e *= beta
                     np.exp(e, out=e)
                     S[k] = np.where(e < threshold[t], 1.0, -1.0)
                 else:
-                    e = np.exp(np.einsum("cj,jc->c", Jb[k], S) + tb[k])
+                    e = np.einsum("cj,jc->c", Jb[k], S) + tb[k]
+                    e = np.exp(e * beta if per_chain else e)
                     S[k, chains] = np.where(e < threshold[t], 1.0, -1.0)
                 if record is not None:
                     record(done * n + t + 1)
@@ -222,3 +227,57 @@ def glauber_run(
 
     _run_sweeps(S, J, theta, beta, order, rng, n_sweeps, record)
     return GlauberRun(states=states, sweeps=np.arange(1, n_records + 1) * every / n)
+
+
+@dataclass(frozen=True)
+class TemperingRun:
+    """``states`` int8 (n_sweeps, n_chains, N): the replica at the largest beta after each
+    sweep; ``swap_rates`` (K - 1,): fraction of accepted swaps between betas k and k + 1."""
+
+    states: np.ndarray
+    swap_rates: np.ndarray
+
+
+def _swap_probability(b_lo, b_hi, E_lo, E_hi):
+    """min(1, exp((b_hi - b_lo)(E_hi - E_lo))): accept exchanging two replicas (E of Eq. 5.1)."""
+    return np.exp(np.minimum(0.0, (b_hi - b_lo) * (E_hi - E_lo)))
+
+
+def parallel_tempering(J, theta=None, *, betas, n_sweeps, rng, n_chains=1) -> TemperingRun:
+    """Parallel tempering (notebook 01, Section 7c): K replicas per chain, neighbour swaps.
+
+    Every sweep runs one sequential heat-bath sweep of all K * n_chains replicas (random
+    starts; the kernel of :func:`glauber_sample` with one beta per replica), then proposes to
+    swap the replicas at k, k + 1 for even k, then for odd k, accepted with probability
+    min(1, exp((beta_{k+1} - beta_k)(E_{k+1} - E_k))). Draws per sweep: the sweep's uniforms
+    (N, K * n_chains), then one uniform per proposed swap (shape (pairs, n_chains)).
+
+    Parameters
+    ----------
+    J : array_like, shape (N, N), symmetric, zero diagonal
+    theta : array_like, shape (N,), optional
+    betas : array_like, shape (K,), K >= 2, positive and increasing
+    n_sweeps, n_chains : int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    TemperingRun
+    """
+    betas = check_betas(betas)
+    K, C = betas.size, check_positive_int(n_chains, "n_chains", maximum=10**7)
+    J, theta, _, n_sweeps, _, rng, S = _prepare(J, theta, 1.0, K * C, n_sweeps, "random",
+                                                "sequential", rng)
+    cols, beta_cols = np.arange(K * C).reshape(K, C), np.repeat(betas, C)
+    states, accepted = np.empty((n_sweeps, C, J.shape[0]), np.int8), np.zeros(K - 1)
+    for t in range(n_sweeps):
+        _run_sweeps(S, J, theta, beta_cols, "sequential", rng, 1)
+        for k in (np.arange(0, K - 1, 2), np.arange(1, K - 1, 2)):
+            E = _energy(S.T, J, theta)[cols]  # (K, C)
+            swap = rng.random((k.size, C)) < _swap_probability(
+                betas[k, None], betas[k + 1, None], E[k], E[k + 1])
+            both = np.concatenate([cols[k][swap], cols[k + 1][swap]])
+            S[:, both] = S[:, np.roll(both, both.size // 2)]  # exchange the pairs' columns
+            accepted[k] += swap.sum(axis=1)
+        states[t] = S[:, cols[-1]].T
+    return TemperingRun(states, accepted / (n_sweeps * C))

@@ -146,9 +146,9 @@ def train(params: Mapping[str, np.ndarray], gradient: Callable, *, n_steps: int,
             g = direction()
             if step % record_every == 0:
                 record(step, g)
-            velocity = {k: momentum * velocity[k] + lr * g[k] if momentum else lr * g[k]
-                        for k in params}
-            new = {k: p + velocity[k] for k, p in params.items()}
+            if momentum:  # classical momentum; plain SGD steps by lr * g
+                velocity = {k: momentum * velocity[k] + lr * g[k] for k in params}
+            new = {k: p + (velocity[k] if momentum else lr * g[k]) for k, p in params.items()}
             if not _within(new, max_abs):
                 if on_diverge == "raise":
                     raise FloatingPointError(f"parameters diverged at update {step + 1}; "

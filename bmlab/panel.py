@@ -162,7 +162,7 @@ class Panel:
         Returns
         -------
         float
-            Seconds for the update and redraw (figure rendered to PNG).
+            Kernel-side seconds for the update and the redraw of the displayed output.
         """
         unknown = set(values) - set(self.controls)
         if unknown:
@@ -174,8 +174,7 @@ class Panel:
         finally:
             self._quiet = False
         start = time.perf_counter()
-        self.compute()
-        self.render()  # what refresh() sends to the browser
+        self.refresh()  # the displayed figure and status show the new state (PNG included)
         return time.perf_counter() - start
 
     def snapshot(self) -> bytes:

@@ -21,6 +21,8 @@ GRAY = "#7f7f7f"
 #: Extra colours for plots with more than three series (muted, colour-blind friendly).
 EXTRA = ("#4c9a6a", "#b04a5a", "#8a6fb3", "#3f9bbf")
 PALETTE = (NAVY, ORANGE, GRAY, *EXTRA)
+#: Smallest legend font (points) of a saved figure.
+_MIN_LEGEND_PT = 12.0
 
 _BASE = {
     "axes.prop_cycle": cycler(color=list(PALETTE)),
@@ -87,6 +89,8 @@ def figures_dir() -> Path:
 def save_figure(fig, name: str, formats=("png", "svg")) -> list[Path]:
     """Save ``fig`` deterministically as ``figures/<name>.<fmt>`` -- only when asked.
 
+    Legend texts smaller than 12 pt are enlarged to it first (whether or not
+    files are written), so that saved figures stay readable on a projector.
     Files are written only when ``$BMLAB_SAVE_FIGURES`` is ``1`` (``make notebooks`` and
     ``make figures`` set it), into :func:`figures_dir`; otherwise nothing is written, so
     running or testing a notebook never touches the checkout or creates ``figures/``.
@@ -107,6 +111,9 @@ def save_figure(fig, name: str, formats=("png", "svg")) -> list[Path]:
     """
     if not name or "/" in name or "\\" in name:
         raise ValueError(f"name must be a plain file stem, got {name!r}")
+    for legend in [*fig.legends, *(ax.get_legend() for ax in fig.axes)]:
+        for text in [] if legend is None else [*legend.get_texts(), legend.get_title()]:
+            text.set_fontsize(max(text.get_fontsize(), _MIN_LEGEND_PT))
     if os.environ.get("BMLAB_SAVE_FIGURES", "0") != "1":
         return []
     out = figures_dir()

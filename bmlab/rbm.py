@@ -13,6 +13,7 @@ bit ``i`` of ``c`` is 1 (as in :mod:`bmlab.exact`).
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
@@ -52,15 +53,12 @@ def _softplus_sum(X: np.ndarray) -> np.ndarray:
 def _enumeration(W, a, b):
     """``(n, M, c, d)``: enumerate the n units of the smaller layer (states S, own biases c);
     the other layer feels the field S @ M + d and is summed out."""
-    if W.shape[1] <= W.shape[0]:
-        return W.shape[1], W.T, b, a
-    return W.shape[0], W, a, b
-
-
-def _check_enumerable(W):
     if min(W.shape) > _N_MAX_ENUM:
         raise ValueError(f"exact quantities enumerate 2**min(n_visible, n_hidden) states; the "
                          f"smaller layer has {min(W.shape)} units, at most {_N_MAX_ENUM} allowed")
+    if W.shape[1] <= W.shape[0]:
+        return W.shape[1], W.T, b, a
+    return W.shape[0], W, a, b
 
 
 def _log_partition(W, a, b) -> float:
@@ -180,12 +178,10 @@ class RBM:
     def log_partition(self) -> float:
         """Exact log Z: the larger layer summed out analytically, the smaller one enumerated
         in chunks on all cores (cost 2**min(n_visible, n_hidden) rows of one product)."""
-        _check_enumerable(self.W)
         return _log_partition(self.W, self.a, self.b)
 
     def log_prob(self, V):
         """Exact log p(v) = -F(v) - log Z (float, or shape (m,) for a batch)."""
-        _check_enumerable(self.W)
         return -self.free_energy(V) - _log_partition(self.W, self.a, self.b)
 
     def mean_log_likelihood(self, V) -> float:
@@ -204,7 +200,6 @@ class RBM:
         ``<v h^T>_clamped - <v h^T>_model`` and the same for the biases, the model phase by
         enumeration; a dict ``{"W", "a", "b"}`` of the parameters' shapes."""
         V2, _ = self._v(V)
-        _check_enumerable(self.W)
         return _exact_gradient(V2, self.W, self.a, self.b)
 
     def reconstruction_error(self, V) -> float:
@@ -223,9 +218,7 @@ class ExactRBMGradient:
         self.data = np.atleast_2d(check_binary(data, np.shape(data)[-1], "data"))
 
     def __call__(self, params) -> dict:
-        W, a, b = params["W"], params["a"], params["b"]
-        _check_enumerable(W)
-        return _exact_gradient(self.data, W, a, b)
+        return _exact_gradient(self.data, params["W"], params["a"], params["b"])
 
 
 class _Minibatches:
@@ -251,17 +244,24 @@ class _Minibatches:
         return self._epoch[self._pos - size : self._pos]
 
 
+@functools.lru_cache(maxsize=16)
+def _row_weights(m: int, c: int):  # +1/m (data rows), -1/c (chain rows): a row, a column
+    w = np.concatenate([np.full(m, 1.0 / m), np.full(c, -1.0 / c)])
+    w.flags.writeable = False
+    return w, w[:, None]
+
+
 def _two_phases(v0, vk, W, b):
     """The estimate <v p(h|v)^T>_{v0} - <v p(h|v)^T>_{vk} (and the biases), and p(h|vk).
 
     Speed trick: both phases in one product, ``expit(concatenate([v0, vk]) @ W + b)``, the
     rows weighted +1/m (data) and -1/c (chains).
     """
-    m, c = len(v0), len(vk)
+    m = len(v0)
+    w, w_col = _row_weights(m, len(vk))
     S = np.concatenate([v0, vk])
     P = expit(S @ W + b)
-    w = np.concatenate([np.full(m, 1.0 / m), np.full(c, -1.0 / c)])
-    Pw = P * w[:, None]
+    Pw = P * w_col
     return {"W": S.T @ Pw, "a": w @ S, "b": Pw.sum(axis=0)}, P[m:]
 
 

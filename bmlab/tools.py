@@ -1,14 +1,15 @@
-"""Maintenance commands: ``python -m bmlab.tools execute|env-yml``.
+"""Maintenance commands: ``python -m bmlab.tools execute|env-yml|answer-hash``.
 
 ``execute`` re-runs notebooks in place reproducibly (no timing metadata, progress bars off,
-inline matplotlib) and lets them write ``figures/`` (``BMLAB_SAVE_FIGURES=1``). ``env-yml``
-writes environment.yml from requirements.lock, so conda, Binder, make and CI share one set of
-pins.
+inline matplotlib, no stored output of cells tagged ``solution``) and lets them write
+``figures/`` (``BMLAB_SAVE_FIGURES=1``). ``env-yml`` writes environment.yml from
+requirements.lock, so conda, Binder, make and CI share one set of pins.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -71,6 +72,10 @@ def execute(paths: list[str]) -> None:
             env=env,
             cwd=Path(path).resolve().parent,
         )
+        nb = json.loads(Path(path).read_text())  # a solution's output waits for the student
+        for cell in (c for c in nb["cells"] if "solution" in c["metadata"].get("tags", ())):
+            cell["outputs"] = []
+        Path(path).write_text(json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n")
 
 
 def main(argv=None) -> None:
@@ -79,9 +84,15 @@ def main(argv=None) -> None:
     ex = sub.add_parser("execute", help="re-execute notebooks in place")
     ex.add_argument("paths", nargs="+")
     sub.add_parser("env-yml", help="print environment.yml generated from requirements.lock")
+    ah = sub.add_parser("answer-hash", help="print an exercise answer's hash for exercises.json")
+    for name, kind in (("exercise_id", str), ("answer", float), ("decimals", int)):
+        ah.add_argument(name, type=kind)
     args = parser.parse_args(argv)
     if args.command == "execute":
         execute([str(Path(p).resolve()) for p in args.paths])
+    elif args.command == "answer-hash":
+        from .exercises import answer_hash
+        print(answer_hash(args.exercise_id, args.answer, args.decimals))
     else:
         sys.stdout.write(environment_yml(read_lock()))
 

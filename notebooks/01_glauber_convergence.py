@@ -26,6 +26,14 @@
 # 3. when the landscape has deep basins the forgetting can take exponentially long -- the
 #    *second* obstruction of the course, after $Z$.
 
+# %% [markdown]
+# > **Notation.** Spins are $s_i=\pm1$ (not $\{0,1\}$ units; those appear only in notebook 05).
+# > $J_{ij}=J_{ji}$ are the couplings ($J_{ii}=0$), $\theta_i$ the biases, $\beta$ the inverse
+# > temperature. Here $h_k=\sum_j J_{kj}s_j+\theta_k$ is the *local field* on spin $k$ -- not
+# > a hidden unit (those are notebook 04's $h_j$). States are listed in the order of
+# > `bmlab.all_states`: row $c$ has $s_i=+1$ exactly when bit $i$ of $c$ is 1, so $-\,-\,-$ comes
+# > first and $s_1$ changes fastest (the same order in every notebook).
+
 # %%
 # On Colab or a fresh kernel without bmlab, install it first (does nothing where it is installed).
 import importlib.util
@@ -106,6 +114,10 @@ ax_p.set(xlabel=r"local field $h_k$", ylabel=r"$p(s_k=+1\mid \mathrm{rest})$", y
 fig.tight_layout()
 plt.show()
 
+# %% [markdown]
+# **What to look for:** every curve passes through 1/2 at zero cost; the larger $\beta$, the closer the coin comes
+# to the step function of the $\beta=\infty$ curve, and uphill flips never quite vanish at finite $\beta$.
+
 # %%
 h_k = np.linspace(-3, 3, 61)
 for s_k in (-1, 1):  # the redraw lands on -s_k with probability w(2 s_k h_k)
@@ -163,6 +175,10 @@ fig = figure_5_3(p, visits, E, run.sweeps, running, exact_pair)
 bmlab.save_figure(fig, "fig5.3_glauber_convergence")
 plt.show()
 
+# %% [markdown]
+# **What to look for:** the orange bars sit on the navy ones (the six $E=-0.5$ states share one height), and the
+# running average ends near the dashed exact line while still wobbling.
+
 # %%
 print(f"chain estimate of <s1 s2> after 4000 sweeps: {running[-1]:.3f}   (exact {exact_pair:.3f})")
 print(f"total-variation distance, visits vs exact: {tv(visits, p):.3f}")
@@ -204,6 +220,70 @@ for name, (Jm, th, b) in machines.items():
     print(f"{name}:")
     print(f"  w(s->s')/w(s'->s) = e^(-beta dE) for every single flip, to 1e-12: {rel_err < 1e-12}")
     print(f"  Boltzmann vector stationary, |pT - p| < 1e-14: {np.abs(pb @ T - pb).max() < 1e-14}")
+
+# %% [markdown]
+# ### 4b. The order of the updates
+#
+# $T$ above picks the site at random. Section 7 will visit the sites in turn instead (a
+# *sequential* sweep, $T_1T_2T_3$), and a tempting shortcut is to update all spins at once from
+# the same old state (*synchronous*). Written out as exact $8\times8$ matrices on the triangle
+# at $\beta=1$: $T_k$ redraws spin $k$ from its local field. Every $T_k$ leaves the Boltzmann law
+# stationary, so the random-site average and the sequential product do too; but only the
+# random-site matrix satisfies detailed balance, $p(s)T(s,s')=p(s')T(s',s)$ -- a sweep in a
+# fixed order, run backwards, visits the sites in the other order. The synchronous update
+# redraws all three spins from the *old* fields and keeps neither property.
+
+# %%
+def site_matrix(J, theta, beta, k):
+    """Heat-bath redraw of spin k as a (2^N, 2^N) matrix, rows and columns in all_states order."""
+    Sk = bmlab.all_states(len(theta)).astype(float)
+    p_up = sigma(2 * beta * (Sk @ J[k] + theta[k]))  # J_kk = 0: the field ignores s_k itself
+    up, down = Sk.copy(), Sk.copy()
+    up[:, k], down[:, k] = 1.0, -1.0
+    Tk, rows = np.zeros((len(Sk), len(Sk))), np.arange(len(Sk))
+    Tk[rows, bmlab.state_codes(up)] += p_up
+    Tk[rows, bmlab.state_codes(down)] += 1 - p_up
+    return Tk
+
+
+def synchronous_matrix(J, theta, beta):
+    """All spins redrawn at once from the old state: T(s, s') = prod_i p(s'_i | old fields)."""
+    Sk = bmlab.all_states(len(theta)).astype(float)
+    p_up = sigma(2 * beta * (Sk @ J + theta))  # (states, N): p(s'_i = +1 | s)
+    return np.prod(np.where(Sk[None, :, :] > 0, p_up[:, None, :], 1 - p_up[:, None, :]), axis=2)
+
+
+T_k = [site_matrix(J, np.zeros(3), 1.0, k) for k in range(3)]
+orders = {"random site": sum(T_k) / 3, "sequential": T_k[0] @ T_k[1] @ T_k[2],
+          "synchronous": synchronous_matrix(J, np.zeros(3), 1.0)}
+print("reference agrees with bmlab (random-site matrix, 1e-12):",
+      np.allclose(orders["random site"], bmlab.glauber_transition_matrix(J, beta=1.0), rtol=0, atol=1e-12))
+for name, To in orders.items():
+    flow = p[:, None] * To  # p(s) T(s, s')
+    print(f"{name:>12}: Boltzmann law stationary, |pT - p| < 1e-12: {np.abs(p @ To - p).max() < 1e-12};"
+          f"  detailed balance (1e-12): {np.abs(flow - flow.T).max() < 1e-12}")
+
+# %% [markdown]
+# At $\beta=\infty$ the synchronous rule is deterministic, $s\to\operatorname{sign}(Js)$, and on the
+# triangle it never settles: from $-+-$ every spin sees a field against it and all three flip,
+# landing on $+-+$, which maps back. The two states of this period-2 orbit are the two
+# *highest*-energy states. Any single flip from them lowers the energy by 2, so a one-spin rule
+# would leave at once.
+
+# %%
+labels = state_labels(3)
+s_now = np.array([-1.0, 1.0, -1.0])
+orbit = [s_now]
+for _ in range(4):
+    fields = J @ orbit[-1]
+    assert np.all(fields != 0)  # no ties: sign(h) is decided on this orbit
+    orbit.append(np.sign(fields))  # every spin to the sign of its old local field
+codes = bmlab.state_codes(np.array(orbit))
+print("synchronous, beta = inf: " + " -> ".join(f"{labels[c]} (E = {E[c]:+.1f})" for c in codes))
+print("period 2:", np.array_equal(orbit[2], orbit[0]) and not np.array_equal(orbit[1], orbit[0]))
+dE_single = [bmlab.energy(o * np.where(np.arange(3) == k, -1, 1), J) - bmlab.energy(o, J)
+             for o in orbit[:2] for k in range(3)]
+print("every single flip from the orbit lowers E by 2 (1e-12):", np.allclose(dE_single, -2.0, rtol=0, atol=1e-12))
 
 # %% [markdown]
 # ## 5. Convergence from any start
@@ -262,6 +342,10 @@ ax_avg.legend(fontsize=8)
 fig.tight_layout()
 bmlab.save_figure(fig, "fig01_tv_convergence")
 plt.show()
+
+# %% [markdown]
+# **What to look for:** straight lines on the log scale (geometric convergence) for every start and,
+# on the right, navy squares on the exact curve within a few sweeps while the orange time average lags.
 
 # %% [markdown]
 # Every start is forgotten geometrically fast. The six ground states are equivalent by
@@ -348,8 +432,10 @@ print("same Glauber matrix to 1e-14:", same_T.max() < 1e-14)
 # All-to-all couplings $J_{ij}=1/N$ with $N=16$ and $\theta=0$. Flipping every spin leaves the
 # energy unchanged, so exactly $\langle s_i\rangle = 0$ at every temperature. The law of the
 # magnetisation $m=\frac1N\sum_i s_i$, by enumeration of the $2^{16}$ states: at small $\beta$
-# (high temperature) it has one peak, at $m=0$; as $\beta$ grows it splits into two bumps,
-# mostly $+1$ and mostly $-1$.
+# (high temperature) it has one peak, at $m=0$; at large $\beta$ (low temperature) it splits
+# into two bumps, mostly $+1$ and mostly $-1$. The cell finds where: between $\beta=0.90$ and
+# $0.95$, both for $N=16$ and for the $N=12$ of the live panel (for large $N$ the threshold
+# tends to $\beta=1$).
 
 # %%
 N_FM = 16
@@ -364,15 +450,24 @@ p_m = {b: np.bincount(n_up, weights=bmlab.boltzmann_probs(J_fm, beta=b), minleng
 print(" beta   |m| at the peak of p(m)")
 for b, pm in p_m.items():
     print(f" {b:.1f}    {abs(levels[np.argmax(pm)]):.3f}")
-split = min(b for b, pm in p_m.items() if np.argmax(pm) != N_FM // 2)
-print(f"N = {N_FM}: p(m) has two peaks from beta = {split} on, one peak at m = 0 below")
+grid = np.round(np.arange(0.5, 1.51, 0.05), 2)
+for n in (12, N_FM):  # 12: the live panel of Section 8
+    Jn = np.full((n, n), 1 / n)
+    np.fill_diagonal(Jn, 0.0)
+    nu = (bmlab.all_states(n) > 0).sum(axis=1)
+    dip = [np.diff(np.bincount(nu, weights=bmlab.boltzmann_probs(Jn, beta=b))[n // 2:n // 2 + 2])[0] > 0
+           for b in grid]  # p(m) rises from m = 0 to the next level: m = 0 is a dip
+    first = grid[np.argmax(dip)]
+    print(f"N = {n}: one peak at m = 0 up to beta = {first - 0.05:.2f}; two peaks from beta = {first:.2f} on"
+          f" (steps of 0.05; a single switch: {not all(dip) and all(dip[np.argmax(dip):])})")
 
 # %% [markdown]
 # We run 8 chains of 1500 sweeps from random starts at several $\beta$ and count how often $m$
 # changes sign. These chains use *sequential* sweeps (sites $1,\dots,N$ in turn): every
 # single-site update leaves the Boltzmann law stationary, so a sweep does too, but a sweep in a
-# fixed order is not reversible (run backwards, it visits the sites in the other order), so the
-# spectral bounds of Section 5 do not apply to it as they stand.
+# fixed order is not reversible (run backwards, it visits the sites in the other order;
+# Section 4b checks both facts exactly), so the spectral bounds of Section 5 do not apply to it
+# as they stand.
 
 # %%
 def basin_switches(m):
@@ -414,6 +509,10 @@ fig.tight_layout()
 bmlab.save_figure(fig, "fig01_ferromagnet_trapping")
 plt.show()
 
+# %% [markdown]
+# **What to look for:** left, one bump at $\beta=0.6$ and two at $\beta=1.5$; middle, the cold chain stays on one
+# side; right, the chain estimates fan out away from the exact 0 as $\beta$ grows.
+
 # %%
 print(" beta   mean sweeps per basin   spread of chain estimates of <m>")
 for b, res, ma in zip(betas_fm, residence, m_avg, strict=True):
@@ -450,6 +549,9 @@ ax.set(xlabel=r"$\beta$", ylabel=r"exact $t_\mathrm{rel}$ [sweeps]",
 ax.legend(fontsize=8)
 fig.tight_layout()
 plt.show()
+
+# %% [markdown]
+# **What to look for:** straight lines on the log scale (exponential growth in $\beta$), steeper for larger $N$.
 
 # %% [markdown]
 # ### 7b. A random spin glass: many basins, exact answers by enumeration
@@ -529,6 +631,10 @@ fig.tight_layout()
 bmlab.save_figure(fig, "fig01_spin_glass_mixing")
 plt.show()
 
+# %% [markdown]
+# **What to look for:** $\tau_\mathrm{int}$ climbing until it runs into the 1500-sweep ceiling (hollow circles), and
+# the error of $\langle s_i\rangle$ growing with it.
+
 # %%
 print(" beta    tau_int(q) [sweeps]   rms error <s_i>   rms error <s_i s_j>")
 for b, t, em, ec, ok in zip(betas_sg, tau_q, err_m, err_C, reliable, strict=True):
@@ -544,7 +650,126 @@ for b, t, em, ec, ok in zip(betas_sg, tau_q, err_m, err_C, reliable, strict=True
 # (Eq. 5.5) that is not just noisy but *biased*, however exactly we had computed the positive
 # phase and however carefully we had avoided $Z$.
 # That is the sampling obstruction of Section 5.5.
+
+# %% [markdown]
+# ### 7c. A way out: parallel tempering
 #
+# Hot chains cross barriers easily; cold chains are the ones we want. Parallel tempering runs
+# $K$ copies (replicas) of the chain at once, at $\beta_1<\dots<\beta_K$, each with the
+# heat-bath sweep of Section 2. After every sweep it proposes to exchange the states of two
+# neighbouring replicas. The joint target is the product of the Boltzmann laws (Eq. 5.3),
+# $\prod_k e^{-\beta_k E(x_k)}/Z(\beta_k)$, and the exchange changes it by the factor
+# $e^{(\beta_{k+1}-\beta_k)(E(x_{k+1})-E(x_k))}$: accepting with the smaller of 1 and that
+# factor (Metropolis) keeps the product law stationary, so the coldest replica still samples
+# $p$ at $\beta_K$ exactly, while the states it receives have crossed barriers at the hot end.
+# Nothing needs $Z$. The loop below is the whole algorithm for one chain: a sweep, then swap
+# proposals for the pairs $(1,2),(3,4),\dots$ and then $(2,3),(4,5),\dots$; fed the same
+# random stream, `bmlab.parallel_tempering` must give the very same states.
+
+# %%
+def swap_step(x, E, betas, u, first):
+    """Exchange replicas k, k+1 (columns of x) for k = first, first + 2, ... with probability
+    min(1, exp((beta_{k+1} - beta_k)(E_{k+1} - E_k))); one uniform u[i] per proposed pair."""
+    for i, k in enumerate(range(first, len(betas) - 1, 2)):
+        if u[i] < np.exp(min(0.0, (betas[k + 1] - betas[k]) * (E[k + 1] - E[k]))):
+            x[:, [k, k + 1]] = x[:, [k + 1, k]]
+
+
+def tempering_chain(J, theta, betas, n_sweeps, rng):
+    """One chain of K replicas (columns of x) from random starts; the coldest after each sweep."""
+    n, K = len(theta), len(betas)
+    x = rng.choice([-1.0, 1.0], size=(n, K))
+    coldest = np.empty((n_sweeps, n))
+    for t in range(n_sweeps):
+        u = rng.random((n, K))  # one heat-bath sweep of every replica, sites in order
+        for k in range(n):
+            x[k] = np.where(u[k] < sigma(2 * betas * (J[k] @ x + theta[k])), 1.0, -1.0)
+        for first in (0, 1):  # even pairs, then odd pairs
+            E = -0.5 * np.einsum("ir,ij,jr->r", x, J, x) - theta @ x  # Eq. 5.1, per replica
+            swap_step(x, E, betas, rng.random(len(range(first, K - 1, 2))), first)
+        coldest[t] = x[:, -1]
+    return coldest
+
+
+betas_pt = np.geomspace(0.4, 3.0, 6)
+chain_pt = tempering_chain(J_sg, theta_sg, betas_pt, 300, np.random.default_rng(SEED))
+run_pt = bmlab.parallel_tempering(J_sg, theta_sg, betas=betas_pt, n_sweeps=300,
+                                  rng=np.random.default_rng(SEED))
+print("reference agrees with bmlab (same random draws, identical coldest replica after each of "
+      f"300 sweeps): {np.array_equal(chain_pt, run_pt.states[:, 0])}")
+
+# %% [markdown]
+# **Graded exactly.** Back to the ferromagnet of Section 7a, now with $N=14$ and at
+# $\beta=3$, deep in the two-basin regime. Eight plain Glauber chains and eight parallel
+# tempering chains (12 temperatures from $\beta=0.4$ to 3, spaced geometrically) each run
+# 3000 sweeps from random starts; we compare every chain's histogram of $m$ with the exact law
+# from enumerating the $2^{14}$ states. Then the spin glass of Section 7b at $\beta=3$, where
+# the exact law of its overlap $q$ with the ground state plays the role of $p(m)$.
+
+# %%
+def chain_tvs(values, p_exact):
+    """TV distance between each chain's histogram of integer values (sweeps, chains) and p_exact."""
+    hist = np.array([np.bincount(v, minlength=len(p_exact)) / len(v) for v in values.T])
+    return tv(hist, p_exact)
+
+
+N_PT, BETA_PT = 14, 3.0
+J_pt = np.full((N_PT, N_PT), 1 / N_PT)
+np.fill_diagonal(J_pt, 0.0)
+ladder = np.geomspace(0.4, BETA_PT, 12)
+up = (bmlab.all_states(N_PT) > 0).sum(axis=1)  # number of +1 spins, m = 2 up / N - 1
+agree = ((bmlab.all_states(N_SG) @ ground + N_SG) // 2).astype(int)  # spins agreeing with s*
+systems = {  # name: (J, theta, observable of a ±1 state array as integers 0..N, its exact law)
+    "ferromagnet, law of m": (J_pt, np.zeros(N_PT), lambda X: (X > 0).sum(axis=-1),
+                              np.bincount(up, weights=bmlab.boltzmann_probs(J_pt, beta=BETA_PT))),
+    "spin glass, law of q": (J_sg, theta_sg, lambda X: ((X.astype(float) @ ground + N_SG) // 2)
+                             .astype(int), np.bincount(agree, weights=bmlab.boltzmann_probs(
+                                 J_sg, theta_sg, BETA_PT), minlength=N_SG + 1)),
+}
+graded = {}
+for name, (Jx, thx, obs, p_obs) in systems.items():
+    plain = bmlab.glauber_run(Jx, thx, beta=BETA_PT, n_chains=8, n_sweeps=3000, order="sequential",
+                              record_unit="sweep", init="random", rng=rng)
+    tempered = bmlab.parallel_tempering(Jx, thx, betas=ladder, n_sweeps=3000, n_chains=8, rng=rng)
+    graded[name] = p_obs, obs(plain.states), obs(tempered.states)
+    tv_plain, tv_pt = chain_tvs(graded[name][1], p_obs), chain_tvs(graded[name][2], p_obs)
+    print(f"{name}: mean TV of one chain to the exact law, plain Glauber {tv_plain.mean():.2f}, "
+          f"parallel tempering {tv_pt.mean():.2f}")
+    print(f"  TV < 0.06: {tv_pt.mean() < 0.06}   (swap rates {tempered.swap_rates.min():.2f}"
+          f" to {tempered.swap_rates.max():.2f})")
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(10.0, 3.4))
+for ax, (name, (p_obs, v_plain, v_pt)) in zip(axes, graded.items(), strict=True):
+    x = np.arange(len(p_obs))
+    ax.bar(x - 0.28, p_obs, 0.28, color=bmlab.NAVY, label="exact")
+    ax.bar(x, np.bincount(v_plain[:, 0], minlength=len(x)) / len(v_plain), 0.28,
+           color=bmlab.GRAY, label="one plain Glauber chain")
+    ax.bar(x + 0.28, np.bincount(v_pt[:, 0], minlength=len(x)) / len(v_pt), 0.28,
+           color=bmlab.ORANGE, label="one parallel tempering chain")
+    ax.set(xlabel="+1 spins" if "m" in name[-1] else "spins agreeing with the ground state",
+           ylabel="probability", title=f"{name}, beta = 3, 3000 sweeps")
+    ax.legend(fontsize=8)
+fig.tight_layout()
+bmlab.save_figure(fig, "fig01_parallel_tempering")
+plt.show()
+
+# %% [markdown]
+# Each plain chain reports only the basin it started in (TV near 0.5 on the ferromagnet: half
+# of the exact law is missing), while every tempering chain's coldest replica visits both
+# basins in the right proportions. On the spin glass the plain chains stay near the local
+# minimum they fell into; tempering recovers the exact law of $q$. The price is $K=12$ replicas
+# per chain. Below, a slider for the number of temperatures on a 12-spin ferromagnet: with 1
+# it is plain Glauber, with 2 the hot and cold replicas are too far apart to swap, and from
+# about 6 on the coldest replica crosses between the basins.
+
+# %% tags=["nbval-ignore-output"]
+from bmlab.widgets.glauber import tempering_panel
+
+tempering = tempering_panel()
+tempering
+
+# %% [markdown]
 # ## 8. Live panels
 #
 # Move the sliders: couplings, a common bias, $\beta$, the length of the chain and its seed.
@@ -559,7 +784,7 @@ panel
 # %% [markdown]
 # The same freezing as in Section 7a, live, on $N=12$ spins with 4 chains of 300 sequential
 # sweeps. At small $\beta$ the chains cross $m=0$ all the time and their histogram matches the
-# exact law. Past $\beta\approx1$ the exact law has two bumps and the crossings become rarer
+# exact law. From $\beta=0.95$ on (computed in Section 7a) the exact law has two bumps and the crossings become rarer
 # as $\beta$ grows (count them in the status line); by $\beta\approx2.5$ most chains stay on
 # their side for the whole run, and the pooled histogram depends on where they started.
 
@@ -570,36 +795,67 @@ basins
 # %% [markdown]
 # ## Exercises
 #
-# 1. **Remove the frustration.** Set $J_{13}=+0.5$. Before computing: which states now have
-#    the lowest energy, and roughly how tall will their bars be at $\beta=1$? Check with
-#    `bmlab.boltzmann_probs` and with the live panel.
-# 2. **The cold triangle.** For the frustrated triangle, what does $\langle s_1 s_2\rangle$
-#    tend to as $\beta\to\infty$? (Hint: which states survive, and what is $s_1s_2$ on them?)
-# 3. **A budget from the gap.** For the triangle at $\beta=3$, use the spectral bound to
-#    guarantee a total-variation distance of at most 0.01 from any start. How many sweeps
-#    does it promise, and how many are actually needed?
+# Each exercise ends in a check cell: replace `None` by your answer (a number, to the
+# precision asked) and run the cell. `bmlab.check` replies `correct`, or `not yet` with a
+# hint; it never shows the answer. A worked solution follows each check cell, collapsed:
+# click the `…` (or the bar at the cell's left) to show it, then run it.
 
-# %% jupyter={"source_hidden": true}
+# %% [markdown]
+# **1 · Remove the frustration.** Set $J_{13}=+0.5$. Before computing: which states now have
+# the lowest energy, and roughly how tall will their bars be at $\beta=1$? Check with
+# `bmlab.boltzmann_probs` and with the live panel. *Your answer:* $p(+{+}{+})$ at $\beta=1$,
+# to 3 decimals.
+
+# %%
+my_answer = None  # p(+++) for J13 = +0.5 at beta = 1, to 3 decimals
+bmlab.check("01.1", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 1: the two states with all bonds satisfied, +++ and ---, have E = -1.5;
 # the six others have E = +0.5. Each ground state gets e^1.5 / (2 e^1.5 + 6 e^-0.5).
 J_un = np.array([[0.0, 0.5, 0.5], [0.5, 0.0, 0.5], [0.5, 0.5, 0.0]])
 p_un = bmlab.boltzmann_probs(J_un)
 print("energies:", bmlab.energy(S, J_un))
-print("p(+++) = p(---) =", round(p_un[7], 3), "; closed form:",
-      round(np.exp(1.5) / (2 * np.exp(1.5) + 6 * np.exp(-0.5)), 3))
+answer = p_un[7]  # S[7] is +++
+print(f"p(+++) = p(---) = {answer:.3f}; closed form: "
+      f"{np.exp(1.5) / (2 * np.exp(1.5) + 6 * np.exp(-0.5)):.3f}")
+assert bmlab.check("01.1", answer)
 
-# %% jupyter={"source_hidden": true}
+# %% [markdown]
+# **2 · The cold triangle.** For the frustrated triangle, what does
+# $\langle s_1 s_2\rangle$ tend to as $\beta\to\infty$? (Hint: which states survive, and what
+# is $s_1s_2$ on them?) *Your answer:* the limit, to 3 decimals.
+
+# %%
+my_answer = None  # lim <s1 s2> as beta -> infinity, to 3 decimals
+bmlab.check("01.2", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 2: only the six E = -0.5 states survive, with equal weight. s1 s2 = +1 on four of
 # them (+++, ++-, --+, ---) and -1 on two (+--, -++): the limit is (4 - 2) / 6 = 1/3.
 for b in (1.0, 3.0, 10.0, 30.0):
     print(f"beta = {b:4.0f}: <s1 s2> = {bmlab.boltzmann_probs(J, beta=b) @ pair:.4f}")
+answer = bmlab.boltzmann_probs(J, beta=30.0) @ pair
+assert bmlab.check("01.2", answer)
 
-# %% jupyter={"source_hidden": true}
+# %% [markdown]
+# **3 · A budget from the gap.** For the triangle at $\beta=3$, use the spectral bound of
+# Section 5 to guarantee a total-variation distance of at most 0.01 from any start. How many
+# sweeps does it promise, and how many are actually needed (`mixing_time`)? *Your answer:*
+# the promised number of sweeps, to 1 decimal.
+
+# %%
+my_answer = None  # sweeps guaranteed by the spectral bound at beta = 3, eps = 0.01, to 1 decimal
+bmlab.check("01.3", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 3: the bound t_rel log(1/(eps pi_min)) is loose mainly through pi_min, which is
 # tiny at beta = 3 (the two E = +1.5 states).
 T3 = bmlab.glauber_transition_matrix(J, beta=3.0)
 p3 = bmlab.boltzmann_probs(J, beta=3.0)
 t_rel3 = 1 / (1 - spectrum(T3, p3)[1])  # in updates
-print(f"guaranteed: {t_rel3 * np.log(1 / (0.01 * p3.min())) / 3:.1f} sweeps; "
+answer = t_rel3 * np.log(1 / (0.01 * p3.min())) / 3
+print(f"guaranteed: {answer:.1f} sweeps; "
       f"exact: {mixing_time(T3, p3, 0.01) / 3:.1f} sweeps; "
       f"lower bound {(t_rel3 - 1) * np.log(1 / (2 * 0.01)) / 3:.1f}")
+assert bmlab.check("01.3", answer)

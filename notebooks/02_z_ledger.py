@@ -24,6 +24,13 @@
 # 3. count how many rows the ledger has for bigger machines, and
 # 4. time the enumeration on this computer until it becomes hopeless (Figure 5.5).
 
+# %% [markdown]
+# > **Notation.** Spins are $s_i=\pm1$ (not $\{0,1\}$ units; those come in notebook 05, with
+# > biases $a, b$). $J_{ij}$ are the couplings, $\theta_i$ the biases, $E(s)$ the energy of
+# > Eq. 5.1 and $Z=\sum_s e^{-E(s)}$ at $\beta=1$. No hidden units here. States are listed in
+# > the order of `bmlab.all_states` (row $c$: $s_i=+1$ exactly when bit $i$ of $c$ is 1), as in
+# > every notebook.
+
 # %%
 # On Colab or a fresh kernel without bmlab, install it first (does nothing where it is installed).
 import importlib.util
@@ -190,10 +197,35 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
+# **What to look for:** both curves level off on their dashed targets, the big moves in the first few steps.
+
+# %% [markdown]
 # The coupling climbs to the closed-form value and the model correlation meets the data
 # within about fifteen steps. Nothing here is hard: eight energies, eight exponentials, one division,
 # per step. The only trouble is the *eight*.
-#
+
+# %% [markdown]
+# **The value of $Z$ is not enough.** Why not just compute $Z$? Because learning needs the
+# *slope* of $\log Z$: $\partial\log Z/\partial J_{12}=\langle s_1s_2\rangle_\text{model}$, the
+# negative phase. One number $Z$ cannot tell which way to move. Swap the couplings of the
+# lecture's triangle round the loop, $(J_{12},J_{23},J_{13})=(0.5,0.5,-0.5)\to(-0.5,0.5,0.5)$:
+# $Z$ is unchanged (it depends only on the three couplings as a set), but $\langle s_1s_2\rangle$
+# flips sign, so for data with $\langle s_1s_2\rangle_\text{data}=0$ Eq. 5.4 asks for opposite
+# updates of $J_{12}$. The slope, by finite differences of $\log Z$, is the model moment --
+# and each of those values of $\log Z$ is a full ledger again.
+
+# %%
+h = 1e-5
+for Js in [(0.5, 0.5, -0.5), (-0.5, 0.5, 0.5)]:
+    J_a, J_b = triangle(Js[0] + h, *Js[1:]), triangle(Js[0] - h, *Js[1:])
+    slope = (bmlab.log_partition(J_a) - bmlab.log_partition(J_b)) / (2 * h)
+    moment = bmlab.exact_moments(triangle(*Js))[1][0, 1]
+    print(f"J = {Js}: Z = {np.exp(bmlab.log_partition(triangle(*Js))):.4f}, <s1 s2>_model = {moment:+.3f}, "
+          f"dJ12 for <s1 s2>_data = 0: {0 - moment:+.3f}; d log Z/dJ12 = <s1 s2> (1e-8): {abs(slope - moment) < 1e-8}")
+print("same Z for both (1e-12):", abs(bmlab.log_partition(triangle(0.5, 0.5, -0.5))
+                                      - bmlab.log_partition(triangle(-0.5, 0.5, 0.5))) < 1e-12)
+
+# %% [markdown]
 # ## 3. How many rows does the ledger have?
 #
 # A machine of $N$ spins has $2^N$ configurations, and the negative phase needs all of them
@@ -320,6 +352,10 @@ ax.legend(fontsize=8, loc="lower right")
 plt.show()
 
 # %% [markdown]
+# **What to look for:** the points bend onto a straight line (exponential cost) above $N\approx20$; the naive
+# squares climb faster and stop at $N=20$; the dotted line crosses an hour near $N=40$.
+
+# %% [markdown]
 # The lecture's feasibility column next to the measurements, and the extrapolation
 # $t(N) = t(30)\, 2^{N - 30}$ in human units:
 
@@ -373,6 +409,10 @@ bmlab.save_figure(fig, "fig5.5_z_wall")
 plt.show()
 
 # %% [markdown]
+# **What to look for:** the straight navy line crosses the seconds since the Big Bang near $N=60$ and the atoms
+# of the universe near $N=270$; the shaded strip is all that exact enumeration can reach.
+
+# %% [markdown]
 # ## 6. Try it
 #
 # **The ledger, live.** Move the couplings, the biases and the data correlation. The table,
@@ -393,32 +433,64 @@ wall_panel()
 # %% [markdown]
 # ## Exercises
 #
-# 1. **Unfrustrate the loop.** Set $J_{13} = +0.5$ (others unchanged). Build the ledger.
-#    What are $Z$, $\langle s_1 s_2\rangle_\text{model}$ and the ground-level degeneracy?
-#    Why exactly that degeneracy?
-# 2. **A closed form.** For the zero-bias triangle, substitute $x = s_1 s_2$ and
-#    $y = s_2 s_3$ (so $s_1 s_3 = xy$) and derive the formula for
-#    $\langle s_1 s_2\rangle$ used in Section 2. Then predict the final $J_{12}$ of
-#    Section 2 by hand.
-# 3. **Buying spins.** Exact enumeration costs $\propto 2^N$. How many extra spins could you
-#    enumerate in the same time on a computer 1000 times faster?
+# Each exercise ends in a check cell: replace `None` by your answer (a number, to the
+# precision asked) and run the cell. `bmlab.check` replies `correct`, or `not yet` with a
+# hint; it never shows the answer. A worked solution follows each check cell, collapsed:
+# click the `…` (or the bar at the cell's left) to show it, then run it.
 
-# %% jupyter={"source_hidden": true}
+# %% [markdown]
+# **1 · Unfrustrate the loop.** Set $J_{13} = +0.5$ (others unchanged). Build the ledger.
+# What are $Z$, $\langle s_1 s_2\rangle_\text{model}$ and the ground-level degeneracy? Why
+# exactly that degeneracy? *Your answer:* $Z$, to 3 decimals.
+
+# %%
+my_answer = None  # Z of the machine with J13 = +0.5, to 3 decimals
+bmlab.check("02.1", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 1: the same ledger with J13 = +0.5.
 E_unf = -(0.5 * s1 * s2 + 0.5 * s2 * s3 + 0.5 * s1 * s3)
 w_unf = np.exp(-E_unf)
-print(f"Z = {w_unf.sum():.3f}, <s1 s2>_model = {(s1 * s2 * w_unf).sum() / w_unf.sum():.3f}, "
+answer = w_unf.sum()
+print(f"Z = {answer:.3f}, <s1 s2>_model = {(s1 * s2 * w_unf).sum() / w_unf.sum():.3f}, "
       f"ground degeneracy = {np.isclose(E_unf, E_unf.min()).sum()}")
 # All bonds positive: only +++ and --- satisfy all three (E = -1.5), a two-fold level set
 # by the global spin-flip symmetry s -> -s. No bond has to break.
+assert bmlab.check("02.1", answer)
 
-# %% jupyter={"source_hidden": true}
+# %% [markdown]
+# **2 · A closed form.** For the zero-bias triangle, substitute $x = s_1 s_2$ and
+# $y = s_2 s_3$ (so $s_1 s_3 = xy$) and derive the formula for $\langle s_1 s_2\rangle$ used
+# in Section 2; with it, predict the final $J_{12}$ of Section 2 by hand. *Your answer:*
+# $\langle s_1 s_2\rangle$ of the machine with $J_{12}=0$, $J_{23}=0.5$, $J_{13}=-0.5$ (no
+# direct bond between spins 1 and 2), to 3 decimals.
+
+# %%
+my_answer = None  # <s1 s2> at J12 = 0, J23 = 0.5, J13 = -0.5, to 3 decimals
+bmlab.check("02.2", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 2: two states per (x, y), so Z/2 = e^{J12}*2cosh(J23+J13) + e^{-J12}*2cosh(J23-J13)
 # and <x> = tanh(J12 + 0.5*log(cosh(J23+J13)/cosh(J23-J13))). Set <x> = 0.5 and solve:
 J12_pred = np.arctanh(0.5) + 0.5 * np.log(np.cosh(1.0) / np.cosh(0.0))
 print(f"predicted J12 = {J12_pred:.3f}; closed form at the lecture machine: "
       f"<s1 s2> = {triangle_moment(0.5, 0.5, -0.5):.3f}")
+# Without a direct bond, spins 1 and 2 still correlate through spin 3: the path 1-3-2 has
+# couplings -0.5 and +0.5, so it anti-aligns them.
+answer = triangle_moment(0.0, 0.5, -0.5)
+print(f"<s1 s2> at J12 = 0: closed form {answer:.3f}, enumeration {model_moment(0.0):.3f}")
+assert bmlab.check("02.2", answer)
 
-# %% jupyter={"source_hidden": true}
+# %% [markdown]
+# **3 · Buying spins.** Exact enumeration costs $\propto 2^N$. How many extra spins could you
+# enumerate in the same time on a computer 1000 times faster? *Your answer:* to 1 decimal.
+
+# %%
+my_answer = None  # extra spins for 1000x the speed, to 1 decimal
+bmlab.check("02.3", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 3: the time doubles per spin, so 1000x the speed buys log2(1000) spins.
-print(f"about {np.log2(1000):.1f} extra spins for 1000x the speed")
+answer = np.log2(1000)
+print(f"about {answer:.1f} extra spins for 1000x the speed")
+assert bmlab.check("02.3", answer)

@@ -34,6 +34,14 @@
 #
 # Parameters are a dict `{"J": (N, N) symmetric with zero diagonal, "theta": (N,)}`.
 
+# %% [markdown]
+# > **Notation.** Spins are $s_i=\pm1$ (not $\{0,1\}$ units; those come in notebook 05, with
+# > biases $a, b$). $J_{ij}$ are the couplings, $\theta_i$ the biases; there are no hidden units
+# > here, and $h$ (where it appears) is a spin's local field. $C$ and $m$ are second and first
+# > moments, $\langle s_is_j\rangle$ and $\langle s_i\rangle$; a prime, $C'$, means the diagonal
+# > set to zero. States are listed in the order of `bmlab.all_states` (row $c$: $s_i=+1$ exactly
+# > when bit $i$ of $c$ is 1), as in every notebook.
+
 # %%
 # On Colab or a fresh kernel without bmlab, install it first (does nothing where it is installed).
 import importlib.util
@@ -110,6 +118,10 @@ for ax in list(axes[0, 5:]) + list(axes[1, 5:]):
     ax.axis("off")
 axes[1, 0].set_ylabel("noisy copy", fontsize=8)
 plt.show()
+
+# %% [markdown]
+# **What to look for:** the teacher's correlation matrix is nearly uniform and strong (all pairs aligned); the
+# letters' one has structure: pixels that share letters are correlated, others anti-correlated.
 
 # %% [markdown]
 # ## 2 · The learning rule, Eq. 5.4
@@ -229,6 +241,10 @@ ax2.set_title("gradient norm falls")
 plt.show()
 
 # %% [markdown]
+# **What to look for:** $L$ rises fast at first and then flattens while the gradient norm keeps falling steadily:
+# plain ascent crawls along flat directions near the optimum.
+
+# %% [markdown]
 # ## 3 · Moment matching at the optimum, Eq. 5.6
 #
 # Plain gradient ascent slows down along flat directions. Because we have the exact Hessian
@@ -259,6 +275,9 @@ ax2.set_ylabel(r"learned $J_{ij}$")
 ax2.set_title("couplings: learned vs teacher")
 plt.show()
 print("largest |learned - teacher| coupling: {:.2f} (finite data: D = 1000)".format(np.abs(fit["J"] - teacher["J"]).max()))
+
+# %% [markdown]
+# **What to look for:** left, every point on the diagonal (Eq. 5.6); right, a visible scatter about the diagonal.
 
 # %% [markdown]
 # The moments match to machine precision, but the couplings differ from the teacher's: the
@@ -310,6 +329,9 @@ ax.set_title("a slice through L is concave")
 plt.show()
 
 # %% [markdown]
+# **What to look for:** one smooth hump with its top at $t=0$ and no second bump anywhere along the slice.
+
+# %% [markdown]
 # The curvature also sets the largest stable learning rate of plain gradient ascent: near the
 # optimum, $u$ moves by $(1 + \eta H)$ per step, which shrinks every direction only when
 # $\eta < 2/|\lambda_\text{min}|$, with $\lambda_\text{min}$ the most negative eigenvalue
@@ -352,6 +374,10 @@ ax.set_ylabel("exact L")
 ax.set_title("exact vs sampled negative phase")
 ax.legend(fontsize=8)
 plt.show()
+
+# %% [markdown]
+# **What to look for:** which curves stop short of the dashed optimum: fresh chains with $k=1$ far below it,
+# $k=10$ closer, persistent chains almost on the exact curve.
 
 # %% [markdown]
 # (The exact row's cost counts one energy per state, $2^N N$ multiply-adds, for comparison.)
@@ -412,6 +438,30 @@ ax2.set_xlabel("update")
 ax2.set_ylabel("exact L")
 ax2.set_title("drift overshoots the optimum")
 plt.show()
+
+# %% [markdown]
+# **What to look for:** $\max|J|$ climbing on a straight line through the optimum's value without stopping, and
+# $L$ rising briefly, then falling without end.
+
+# %% [markdown]
+# **Hebb forever.** At $J=0,\theta=0$ every state is as likely as its mirror image, so all model
+# moments vanish ($\langle s_i\rangle=0$, $\langle s_is_j\rangle=0$ for $i\ne j$). The first exact
+# step of Eq. 5.4 from zero is therefore $\Delta J_{ij}=\eta\langle s_is_j\rangle_\text{data}$,
+# $\Delta\theta_i=\eta\langle s_i\rangle_\text{data}$: Hebb's rule, with the data as the patterns
+# (Section 8 writes it for the letter prototypes). The frozen negative phase is that first
+# step repeated for ever, so the trapped machine is Hebb's, scaled by the number of steps.
+
+# %%
+m0, C0 = bmlab.exact_moments(zero["J"], zero["theta"])
+print("model moments at J = 0, theta = 0 vanish (1e-12):",
+      bool(max(np.abs(m0).max(), np.abs(C0 - np.eye(N)).max()) < 1e-12))
+hebb_data = C_data - np.diag(np.diag(C_data))             # Hebb on the data: <s_i s_j>_data, J_ii = 0
+first = {key: 0.1 * v for key, v in exact(zero).items()}   # the first step of Section 2's run (lr 0.1)
+print("first exact step from zero is Hebb's rule on the data, dJ = 0.1 <s_i s_j>_data (1e-12):",
+      bool(np.abs(first["J"] - 0.1 * hebb_data).max() < 1e-12 and np.abs(first["theta"] - 0.1 * m_data).max() < 1e-12))
+n_frozen = frozen.history["step"][-1]
+print(f"at the trap, after {n_frozen} frozen steps: J = {0.1 * n_frozen:g} x Hebb couplings (1e-10):",
+      bool(np.abs(frozen.params["J"] - 0.1 * n_frozen * hebb_data).max() < 1e-10))
 
 # %% [markdown]
 # **(b) Data moments in place of model moments.** If the negative phase is (wrongly) read off
@@ -565,6 +615,10 @@ bmlab.save_figure(fig, "fig5.1_memorize_vs_learn")
 plt.show()
 
 # %% [markdown]
+# **What to look for:** where the navy stars sit on the gray staircase: on Hebb's coarse steps beside other
+# states, on maximum likelihood's four lowest energies.
+
+# %% [markdown]
 # Hebb did **not** put the minima at the patterns. The letter L shares the lowest level with
 # three other states: its inverted twin (Hebb's energy is symmetric under $s \to -s$) and a
 # spurious state that is no letter, with its twin. T and O sit one level up, beside their
@@ -627,6 +681,51 @@ print(f"mean positive push on data states: {dE_pos[in_data].mean():.2f} (average
 print(f"mean negative push on model-sampled states: {dE_neg[sampled].mean():.2f} (averaged over all states it is zero: {bool(abs(dE_neg.mean()) < 1e-12)})")
 
 # %% [markdown]
+# **What to look for:** the navy bars are not all negative nor the orange all positive; the black net change is
+# what moves the landscape: down under the data triangles, up under the model's samples.
+
+# %% [markdown]
+# **A quadratic form, not a pull at single points.** Each phase changes the energy of *every*
+# state: the positive phase by $-\eta(\tfrac12 s^\top C'_\text{data}s+m_\text{data}\cdot s)$, a
+# quadratic form in $s$. Summed over all $2^9$ states, $s_is_j$ ($i\ne j$) and $s_i$ each cancel
+# (every state has partners with the sign flipped), so each phase raises as much energy as it
+# lowers. The "down on data" bars therefore push down the states that agree with the data's
+# correlations -- the data states among them, on average -- and push *up* every state that
+# disagrees, a large share of all states. Likewise for the negative phase with the model's
+# moments. Neither phase acts only where its samples are.
+#
+# At the maximum-likelihood machine `ml` the model's moments equal the data's (Eq. 5.6): the
+# two quadratic forms are the same with opposite signs, so the two forces cancel on every state
+# and the landscape stops moving.
+
+# %%
+up_pos = np.mean(dE_pos > 1e-9)
+print(f"the positive phase (at the Hebb machine) raises the energy of {up_pos:.0%} of all states")
+m_ml, C_ml = bmlab.exact_moments(ml["J"], ml["theta"])
+dE_pos_ml = -lr_step * push(m_let, C_let, states_f)
+dE_neg_ml = +lr_step * push(m_ml, C_ml, states_f)
+print("at the optimum the two forces cancel on every state (|net| < 1e-6):",
+      bool(np.abs(dE_pos_ml + dE_neg_ml).max() < 1e-6))
+E_ml = bmlab.energy(states, ml["J"], ml["theta"])
+order_ml = np.argsort(E_ml, kind="stable")
+fig, ax = plt.subplots(figsize=(9, 3.2))
+ax.bar(x, dE_pos_ml[order_ml], width=1.0, color=bmlab.NAVY, alpha=0.55, label="positive phase (data moments)")
+ax.bar(x, dE_neg_ml[order_ml], width=1.0, color=bmlab.ORANGE, alpha=0.55, label="negative phase (model moments)")
+ax.axhline(0, color=bmlab.GRAY, lw=0.8)
+ax.plot(x, (dE_pos_ml + dE_neg_ml)[order_ml], color="k", lw=1.2, label="net change")
+ax.set_xlabel("state, sorted by its energy under the maximum-likelihood machine")
+ax.set_ylabel(r"change of $E(s)$ in one step")
+ax.set_title(f"Figure 5.2 at the optimum: the two forces balance (lr = {lr_step})")
+ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+fig.tight_layout()
+bmlab.save_figure(fig, "fig5.2_two_forces_at_optimum")
+plt.show()
+
+# %% [markdown]
+# **What to look for:** each orange bar is the mirror image of the navy bar of its state, and the black net line
+# lies flat on zero.
+
+# %% [markdown]
 # ## Live: train it yourself
 #
 # Pick a learning rate, a number of steps and the negative phase, then press **Run**. The left
@@ -644,33 +743,61 @@ panel
 # %% [markdown]
 # ## Exercises
 #
-# 1. **Step size.** Compute the most negative Hessian eigenvalue $\lambda_\text{min}$ at the
-#    letter optimum `ml`. Train from zero with plain gradient ascent with learning rates just
-#    below and just above $2/|\lambda_\text{min}|$. What happens, and why?
-# 2. **More data, closer to the teacher.** Fit the teacher's data with $D = 1000$ and
-#    $D = 10\,000$ exact samples (Newton). How does the largest coupling error scale with $D$?
-#    Why can a very small sample make some learned coupling huge?
-# 3. **Weight decay.** With `weight_decay=w` the loop climbs $L - \tfrac w2\sum_{i<j} J_{ij}^2$.
-#    Which equation replaces Eq. 5.6 at its optimum? Check it numerically on the letters.
+# Each exercise ends in a check cell: replace `None` by your answer (a number, to the
+# precision asked) and run the cell. `bmlab.check` replies `correct`, or `not yet` with a
+# hint; it never shows the answer. A worked solution follows each check cell, collapsed:
+# click the `…` (or the bar at the cell's left) to show it, then run it.
 
-# %% jupyter={"source_hidden": true}
+# %% [markdown]
+# **1 · Step size.** Compute the most negative Hessian eigenvalue $\lambda_\text{min}$ at the
+# letter optimum `ml`. Train from zero with plain gradient ascent with learning rates just
+# below and just above $2/|\lambda_\text{min}|$. What happens, and why? *Your answer:*
+# $2/|\lambda_\text{min}|$ at `ml`, to 3 decimals.
+
+# %%
+my_answer = None  # 2 / |lambda_min| at the letter optimum ml, to 3 decimals
+bmlab.check("03.1", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 1: plain ascent is stable when lr < 2/|lambda_min| (a linearisation at the optimum).
 lam = np.linalg.eigvalsh(hessian(ml)).min()
+answer = 2 / abs(lam)
 zero_let = {"J": np.zeros((N_let, N_let)), "theta": np.zeros(N_let)}
-for lr_try in (1.8 / abs(lam), 2.4 / abs(lam)):
+for lr_try in (0.9 * answer, 1.2 * answer):
     r = train(zero_let, visible_gradient(S_letters), n_steps=400, lr=lr_try,
               on_diverge="stop", max_abs=100.0)
     print(f"lr = {lr_try:.3f}: L after 400 steps = {visible_log_likelihood(r.params, S_letters):.3f} (optimum {L_ml:.3f})")
+assert bmlab.check("03.1", answer)
 
-# %% jupyter={"source_hidden": true}
-# Solution 2: the error shrinks roughly like 1/sqrt(D). With few samples a pair may be aligned in
-# every sample (<s_i s_j>_data = 1): its ML coupling is then infinite (a boundary of moment space).
-for D in (1000, 10_000):
-    S_D = bmlab.sample_exact(teacher["J"], teacher["theta"], n_samples=D, rng=rng)
-    fit_D = visible_newton_fit(S_D)
-    print(f"D = {D:5d}: largest coupling error {np.abs(fit_D['J'] - teacher['J']).max():.2f}")
+# %% [markdown]
+# **2 · Moment matching without a sampler.** What is the model's $\langle s_1 s_9\rangle$ (top
+# left and bottom right pixels) at the letter optimum `ml`? Why can you answer without
+# computing anything about the model? *Your answer:* to 3 decimals.
 
-# %% jupyter={"source_hidden": true}
+# %%
+my_answer = None  # <s1 s9>_model at ml, to 3 decimals
+bmlab.check("03.2", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
+# Solution 2: at the maximum the gradient (Eq. 5.4) vanishes, so every model pair moment equals
+# the data's (Eq. 5.6); the data moment is an average over the 120 noisy letters.
+answer = (S_letters[:, 0] * S_letters[:, 8]).mean()
+_, C_ml = bmlab.exact_moments(ml["J"], ml["theta"])
+print(f"<s1 s9>: data {answer:.3f}, model at ml {C_ml[0, 8]:.3f}")
+assert bmlab.check("03.2", answer)
+
+# %% [markdown]
+# **3 · Weight decay.** With `weight_decay=w` the loop climbs $L - \tfrac w2\sum_{i<j}
+# J_{ij}^2$. Which equation replaces Eq. 5.6 at its optimum? Check it numerically on the
+# letters with $w = 0.05$ (`visible_newton_fit(S_letters, weight_decay=0.05)`). *Your
+# answer:* the largest $|\langle s_i s_j\rangle_\text{data} - \langle s_i
+# s_j\rangle_\text{model}|$ over pairs $i \ne j$ at that optimum, to 3 decimals.
+
+# %%
+my_answer = None  # largest |C_data - C_model| off the diagonal at w = 0.05, to 3 decimals
+bmlab.check("03.3", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 3: at the optimum <s_i s_j>_data - <s_i s_j>_model = w J_ij (biases still match).
 w = 0.05
 wd = visible_newton_fit(S_letters, weight_decay=w)
@@ -679,3 +806,18 @@ off = ~np.eye(N_let, dtype=bool)
 print("C_data - C_model = w J off the diagonal (to 1e-8):",
       bool(np.allclose((C_let - C_w)[off], w * wd["J"][off], atol=1e-8)))
 print("m_data = m_model (to 1e-8):", bool(np.allclose(m_let, m_w, atol=1e-8)))
+answer = np.abs(C_let - C_w)[off].max()
+assert bmlab.check("03.3", answer)
+
+# %% [markdown]
+# **4 · More data, closer to the teacher** (an open question, no check). Fit the teacher's
+# data with $D = 1000$ and $D = 10\,000$ exact samples (Newton). How does the largest coupling
+# error scale with $D$? Why can a very small sample make some learned coupling huge?
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
+# Solution 4: the error shrinks roughly like 1/sqrt(D). With few samples a pair may be aligned in
+# every sample (<s_i s_j>_data = 1): its ML coupling is then infinite (a boundary of moment space).
+for D in (1000, 10_000):
+    S_D = bmlab.sample_exact(teacher["J"], teacher["theta"], n_samples=D, rng=rng)
+    fit_D = visible_newton_fit(S_D)
+    print(f"D = {D:5d}: largest coupling error {np.abs(fit_D['J'] - teacher['J']).max():.2f}")

@@ -31,6 +31,14 @@
 # $s = (v, h)$. (Notebook 05 switches to $\{0,1\}$ units; the two are related by
 # $s = 2x - 1$.) Every number below is exact: each function sums over all joint states.
 
+# %% [markdown]
+# > **Notation.** All units are $\pm1$ spins: visibles $v_i$, hidden units $h_j$, together
+# > $s=(v,h)$. Here $h$ is a *hidden unit* -- not the local field $h_k$ of notebook 01. $J$
+# > couples all units (general machine) and $W_{ij}$ is its visible-hidden block (the only one a
+# > restricted machine keeps); $\theta$ holds the biases of all units. Notebook 05 uses $\{0,1\}$
+# > units $x=(s+1)/2$ with visible biases $a$ and hidden biases $b$ instead. States are listed in
+# > the order of `bmlab.all_states` (row $c$: unit $i$ is $+1$ exactly when bit $i$ of $c$ is 1).
+
 # %%
 # On Colab or a fresh kernel without bmlab, install it first (does nothing where it is installed).
 import importlib.util
@@ -255,6 +263,10 @@ ax.legend(loc="center right")
 plt.show()
 
 # %% [markdown]
+# **What to look for:** both curves start on the dashed $\log 2$ line; the navy one drops below the dotted 0.01 at
+# one hidden unit, the orange one only at three.
+
+# %% [markdown]
 # With no hidden units both curves sit at $\log 2$ (the restricted machine with no hidden
 # units has no couplings at all). One hidden unit is enough for the general machine, whose
 # visibles also talk to each other directly; the restricted machine needs three before the
@@ -334,6 +346,10 @@ ax.axhline(0, color="k", lw=0.6)
 ax.set_ylabel("coefficient in log p(v)")
 ax.set_title("trained machine on 3-bit parity: multi-spin terms")
 plt.show()
+
+# %% [markdown]
+# **What to look for:** the orange three-body bar dwarfs the navy one- and two-body bars: parity lives entirely
+# in the $v_1v_2v_3$ term.
 
 # %% [markdown]
 # ## 5 · The price: a second hard expectation
@@ -442,6 +458,10 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
+# **What to look for:** on the left, equal heights at $t=0$ and $t=1$ with a valley between them; on the right,
+# a single hump with no valley.
+
+# %% [markdown]
 # A machine with $N_h$ hidden units has up to $N_h!\,2^{N_h}$ equivalent copies of each
 # solution (relabellings and sign flips), so the landscape has many equally good peaks with
 # valleys between them. Gradient ascent still climbs one of them, but "every local maximum is
@@ -463,6 +483,9 @@ bmlab.save_figure(fig, "fig5.4_general_vs_restricted")
 plt.show()
 
 # %% [markdown]
+# **What to look for:** the lines inside each layer on the left, and their absence on the right.
+
+# %% [markdown]
 # ## Try it: train with hidden units
 #
 # Pick a data set, a machine and a number of hidden units, then press **Run**. The gray bars
@@ -477,37 +500,68 @@ panel
 # %% [markdown]
 # ## Exercises
 #
-# **1.** Even parity of *two* bits is the pair $\{(+,+), (-,-)\}$. Can a fully visible machine
-# fit it? Predict, then check with `fit_best_of(HiddenMachine(2, 0), parity(2), ...)`.
-
-# %% jupyter={"source_hidden": true}
-# Solution 1. Here the pair correlation is +1, a second moment, so a single coupling J_12 > 0
-# pushes the mass onto the two aligned strings: no hidden units needed.
-_, kls_2bit = fit_best_of(HiddenMachine(2, 0), parity(2), restarts=1)
-print("2-bit parity, fully visible: KL < 0.01:", kls_2bit.min() < 0.01)
+# Each exercise ends in a check cell: replace `None` by your answer (a number, to the
+# precision asked) and run the cell. `bmlab.check` replies `correct`, or `not yet` with a
+# hint; it never shows the answer. A worked solution follows each check cell, collapsed:
+# click the `…` (or the bar at the cell's left) to show it, then run it.
 
 # %% [markdown]
-# **2.** Take a general machine with 2 hidden units for 3-bit parity, but switch off *all*
-# biases (`visible_bias=False, hidden_bias=False`). What KL do you expect after training, and
-# why? Check it.
+# **1 · Two-bit parity.** Even parity of *two* bits is the pair $\{(+,+), (-,-)\}$. Can a
+# fully visible machine fit it? Predict, then check with
+# `fit_best_of(HiddenMachine(2, 0), parity(2), ...)`. *Your answer:* the KL (nats) of the
+# fully visible machine with $J_{12} = 2$ and no biases, to 3 decimals.
 
-# %% jupyter={"source_hidden": true}
+# %%
+my_answer = None  # KL(p_data || p_model) for J12 = 2, theta = 0, to 3 decimals
+bmlab.check("04.1", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
+# Solution 1. Here the pair correlation is +1, a second moment, so a single coupling J_12 > 0
+# pushes the mass onto the two aligned strings: no hidden units needed. The KL falls like
+# log(1 + e^{-2 J12}) as J12 grows.
+_, kls_2bit = fit_best_of(HiddenMachine(2, 0), parity(2), restarts=1)
+print("2-bit parity, fully visible: KL < 0.01:", kls_2bit.min() < 0.01)
+answer = HiddenMachine(2, 0).metrics(parity(2))["kl"]({"J": np.array([[0.0, 2.0], [2.0, 0.0]]),
+                                                        "theta": np.zeros(2)})
+print(f"KL at J12 = 2: {answer:.3f} nats")
+assert bmlab.check("04.1", answer)
+
+# %% [markdown]
+# **2 · No biases.** Take a general machine with 2 hidden units for 3-bit parity, but switch
+# off *all* biases (`visible_bias=False, hidden_bias=False`). What KL do you expect after
+# training, and why? Check it. *Your answer:* the best KL (nats), to 3 decimals.
+
+# %%
+my_answer = None  # best KL without biases, to 3 decimals
+bmlab.check("04.2", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 2. Without biases p(v) = p(-v) (Section 4), and flipping an even 3-bit string gives
 # an odd one. So every model of this kind puts exactly half of its mass on strings that never
 # occur; the best it can do is spread the other half evenly, 1/8 per string: KL = log 2 again.
 no_bias = HiddenMachine(3, 2, restricted=False, visible_bias=False, hidden_bias=False)
 _, kls_nb = fit_best_of(no_bias, D3)
-print(f"no biases: best KL = {kls_nb.min():.4f} nats; equals log 2 to 1e-3:",
-      abs(kls_nb.min() - np.log(2)) < 1e-3)
+answer = kls_nb.min()
+print(f"no biases: best KL = {answer:.4f} nats; equals log 2 to 1e-3:",
+      abs(answer - np.log(2)) < 1e-3)
+assert bmlab.check("04.2", answer)
 
 # %% [markdown]
-# **3.** In Section 6, the line to the *sign-flipped* copy passes through $t = 1/2$. What is
-# special about the machine at that midpoint? Inspect its couplings of hidden unit 1.
+# **3 · The midpoint.** In Section 6, the line to the *sign-flipped* copy passes through
+# $t = 1/2$. What is special about the machine at that midpoint? Inspect its couplings of
+# hidden unit 1. *Your answer:* how many hidden units of the midpoint machine are connected
+# to anything (a whole number)?
 
-# %% jupyter={"source_hidden": true}
+# %%
+my_answer = None  # connected hidden units at t = 1/2 (a whole number)
+bmlab.check("04.3", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 3. Flipping h1 negates its couplings and bias; the average of w and -w is 0, so at
 # t = 1/2 hidden unit 1 is disconnected from everything: the midpoint is a machine with one
 # hidden unit fewer, which fits parity worse than the trained one.
 mid = {k: 0.5 * (start[k] + flipped[k]) for k in start}
 print("hidden unit 1 disconnected at the midpoint:",
       np.all(mid["J"][3] == 0) and mid["theta"][3] == 0)
+answer = sum(bool(np.any(mid["J"][i] != 0) or mid["theta"][i] != 0) for i in (3, 4))
+assert bmlab.check("04.3", answer)

@@ -30,11 +30,23 @@
 # 4. learning dynamics: the singular values of $W$,
 # 5. too few sampling steps per update,
 # 6. handwritten digits,
-# 7. side by side with scikit-learn's `BernoulliRBM`.
+# 7. side by side with scikit-learn's `BernoulliRBM`;
+# 8. the temperature of a trained RBM;
+# 9. contrastive divergence as a difference of divergences.
+
+# %%
+# On Colab or a fresh kernel without bmlab, install it first (does nothing where it is installed).
+import importlib.util
+
+BMLAB_REPO = "git+https://github.com/OWNER/bmlab"  # placeholder: the project's public repository
+if importlib.util.find_spec("bmlab") is None:
+    from IPython import get_ipython
+    get_ipython().run_line_magic("pip", f"install -q {BMLAB_REPO}")
 
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
+from scipy.optimize import minimize_scalar
 from scipy.special import expit, logsumexp
 
 import bmlab
@@ -400,8 +412,9 @@ plt.show()
 # At the parameters CD-1 itself converged to, CD-1's expected update is tiny and points
 # nowhere useful (cosine near 0) -- CD-1 has reached *its* fixed point, while the true
 # gradient is still large. The CD-k direction lines up with the true one after ten steps or
-# so, but the error only vanishes after hundreds: this model mixes slowly (exercise 2). Early in training, when the weights are small and the chain mixes in a step or
-# two, the same comparison gives a cosine close to 1: that is when truncation is harmless.
+# so, but the error only vanishes after hundreds: this model mixes slowly (exercise 2).
+# Early in training, when the weights are small and the chain mixes in a step or two, the
+# same comparison gives a cosine close to 1: that is when truncation is harmless.
 
 # %%
 young = RBM.random(9, N_HIDDEN, rng=np.random.default_rng(SEED), data=V3)
@@ -486,10 +499,20 @@ def overlap_and_spectrum(p):
     return np.concatenate([[np.sum((U[:, :3].T @ pcs) ** 2) / 3], s])
 
 
+SNAPS = (0, 200, 400, 600, 1500)  # updates at which we keep the parameters (below)
+snapshots = {}
+
+
+def keep(n_updates, p):
+    if n_updates in SNAPS:
+        snapshots[n_updates] = {key: x.copy() for key, x in p.items()}
+
+
 dyn_rng = np.random.default_rng(SEED)
 init = RBM.random(64, 16, rng=dyn_rng, data=train_D)
+snapshots[0] = init.params
 dyn = train(init.params, PCDGradient(train_D, 5, batch_size=100), n_steps=1500, lr=0.05,
-            metrics={"spec": overlap_and_spectrum}, record_every=25, rng=dyn_rng)
+            metrics={"spec": overlap_and_spectrum}, record_every=25, rng=dyn_rng, callback=keep)
 spec = dyn.history["spec"]
 steps = dyn.history["step"]
 for s in (0, 300, 600, 1500):
@@ -497,15 +520,99 @@ for s in (0, 300, 600, 1500):
     print(f"update {s:4d}: overlap with top-3 PCs {spec[i, 0]:.2f}, "
           f"top singular values {np.round(spec[i, 1:4], 1)}")
 
+# %% [markdown]
+# **The linear regime, predicted.** While $W$ is small, expand $p(h_j=1\mid v)$ to first
+# order in $W$ (here $b=0$, so $\sigma'(0)=1/4$). The clamped phase gives
+# $\tfrac14\,C_{\rm data}W$, with $C_{\rm data}$ the data covariance; at $W=0$ the model's
+# visible units are independent with the data's means, so the free phase gives
+# $\tfrac14\,\mathrm{diag}(C_{\rm data})\,W$. Hence $W \leftarrow (1 + \tfrac{\eta}{4}A)\,W$
+# with $A = C_{\rm data} - \mathrm{diag}(C_{\rm data})$: every eigenvector of $A$ with a positive
+# eigenvalue $\lambda$ is an unstable mode that grows like $(1+\eta\lambda/4)^t$ -- the data's
+# covariance beyond what independent pixels already explain. This is the linear regime of
+# Decelle et al., written for $\{0,1\}$ units with fitted visible biases. The dashed lines
+# below iterate this prediction from the same initial $W$.
+
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
+C_data = np.cov(train_D.T, bias=True)
+lam, modes = np.linalg.eigh(C_data - np.diag(np.diag(C_data)))
+linear = np.array([np.linalg.svd(modes @ ((1 + 0.05 * lam[:, None] / 4) ** t
+                                          * (modes.T @ init.W)), compute_uv=False)
+                   for t in steps])
+print(f"top eigenvalues of A = C - diag(C): {np.round(lam[::-1][:4], 2)} "
+      f"(of C itself: {np.round(np.linalg.eigvalsh(C_data)[::-1][:4], 2)})")
+for s in (200, 300, 400):
+    i = int(np.searchsorted(steps, s))
+    print(f"update {s}: top singular values {np.round(spec[i, 1:4], 2)}, "
+          f"linear prediction {np.round(linear[i, :3], 2)}")
+
+# %%
+fig, axes = plt.subplots(1, 3, figsize=(15, 3.4))
 axes[0].plot(steps, spec[:, 1:9])
 axes[0].set(xlabel="update", ylabel="singular values of W", title="modes grow one by one")
 axes[1].plot(steps, spec[:, 0], color=bmlab.NAVY)
 axes[1].set(xlabel="update", ylabel="overlap", ylim=(0, 1.05),
             title="top-3 singular vectors vs top-3 PCs")
+early = steps <= 600
+for j in range(3):
+    axes[2].semilogy(steps[early], spec[early, 1 + j], color=EXTRA[j], label=f"mode {j + 1}")
+    axes[2].semilogy(steps[early], linear[early, j], "--", color=EXTRA[j], lw=1)
+axes[2].set(xlabel="update", ylabel="singular value (log scale)")
+axes[2].set_title("linear regime: measured, predicted (dashed)", fontsize=10)
+axes[1].set_title("top-3 singular vectors vs top-3 PCs", fontsize=10)
+axes[2].legend(fontsize=8)
 bmlab.save_figure(fig, "fig05_singular_values")
 plt.show()
+
+# %% [markdown]
+# **Before and after the first modes condense.** A mode that has grown out of the bulk changes
+# the machine's own distribution only once it is large enough: then the model's variance along
+# that direction jumps from the independent-pixel value $u^\top \mathrm{diag}(C)\,u$ towards
+# the data's $u^\top C\,u$, and long Gibbs chains stop producing speckle. With 16 hidden units
+# the model's covariance is exact: $p(v)=\sum_h p(h)\,p(v\mid h)$ with $p(v\mid h)$ a product,
+# so summing over the $2^{16}$ hidden states gives every moment of $v$ (checked first against
+# the enumerated $p(v)$ of the small machine of Section 1).
+
+# %%
+def visible_covariance(model):
+    """Exact Cov(v) under the RBM: the hidden layer enumerated, p(v|h) a product of Bernoullis."""
+    H = bits(model.W.shape[1])
+    log_ph = H @ model.b + np.logaddexp(0, H @ model.W.T + model.a).sum(axis=1)  # + const
+    w = np.exp(log_ph - logsumexp(log_ph))  # p(h), all 2**n_hidden states
+    mu = expit(H @ model.W.T + model.a)  # E[v | h]
+    mean = w @ mu
+    return (mu * w[:, None]).T @ mu + np.diag(w @ (mu * (1 - mu))) - np.outer(mean, mean)
+
+
+p4 = small.visible_distribution()
+brute = (V4 * p4[:, None]).T @ V4 - np.outer(p4 @ V4, p4 @ V4)
+print(f"reference agrees with bmlab (Cov(v) vs the enumerated p(v), max difference < 1e-12): "
+      f"{np.abs(visible_covariance(small) - brute).max() < 1e-12}")
+
+# %%
+chain_rng = np.random.default_rng(SEED)
+fig, axes = plt.subplots(len(SNAPS), 1, figsize=(9, 0.95 * len(SNAPS)))
+for ax, n in zip(axes, SNAPS, strict=True):
+    snap = RBM.from_params(snapshots[n])
+    U, sv, _ = np.linalg.svd(snap.W)
+    u = U[:, 0]  # the leading mode's direction in pixel space
+    var_model = u @ visible_covariance(snap) @ u
+    ll_n = snap.mean_log_likelihood(train_D)
+    print(f"update {n:4d}: top singular value {sv[0]:5.2f}; variance along its direction: "
+          f"model {var_model:.3f}, data {u @ C_data @ u:.3f}, independent pixels "
+          f"{u @ np.diag(np.diag(C_data)) @ u:.3f}; exact train log-likelihood {ll_n:.2f}")
+    grid(ax, snap.sample(12, n_steps=2000, rng=chain_rng), 8,
+         f"update {n}: top singular value {sv[0]:.2f}, exact log-likelihood {ll_n:.1f}")
+bmlab.save_figure(fig, "fig05_condensation")
+plt.show()
+
+# %% [markdown]
+# Up to about update 400 the top modes have grown tenfold, yet the model's variance along the
+# leading one is still that of independent pixels and the chains (2000 Gibbs steps from noise)
+# produce speckle at the pixel means: the modes are aligned with the data but *silent*, and
+# the exact log-likelihood has hardly moved. Once the leading singular value passes a few
+# units the variance along it climbs towards the data's value and the chains produce strokes
+# and digit-like shapes; the exact log-likelihood rises with it. From here on the linear prediction
+# (dashed, above) overshoots: the modes interact and stop growing exponentially.
 
 # %% [markdown]
 # The overlap jumps to nearly 1 while the weights are still small (linear regime: the
@@ -649,30 +756,261 @@ rbm_training_panel()
 rbm_sampling_panel()
 
 # %% [markdown]
+# ## 8. The temperature of a trained RBM
+#
+# A trained machine can be sampled at an inverse temperature $\beta\neq1$:
+# $p_\beta(v,h)\propto e^{-\beta E(v,h)}$, i.e. the same machine with $W, a, b$ all multiplied
+# by $\beta$ (the sampling panel above has a $\beta$ slider). The spherical-Boltzmann-machine
+# analysis (Tulinski et al.) finds that re-tuning $\beta$ after training can improve the
+# samples. Here the exact log-likelihood of the data as a function of $\beta$ answers it for
+# the four bars-and-stripes fits of Section 2. One fact to check first: $\beta$ scales every
+# parameter, so $\frac{d}{d\beta}L$ at $\beta=1$ is $\theta\cdot\nabla_\theta L$; at a maximum
+# of the likelihood the gradient vanishes and $\beta=1$ is the best temperature.
+
+# %%
+def at_beta(model, beta):
+    """The same machine at inverse temperature beta: W, a and b multiplied by beta."""
+    return RBM(beta * model.W, beta * model.a, beta * model.b)
+
+
+fits = {name: RBM.from_params(runs[name].params)
+        for name in ("exact gradient", "CD-10", "CD-1", "PCD-1")}
+m, eps = fits["CD-1"], 1e-5
+slope = (at_beta(m, 1 + eps).mean_log_likelihood(V3)
+         - at_beta(m, 1 - eps).mean_log_likelihood(V3)) / (2 * eps)
+theta_dot_grad = sum(np.sum(m.params[x] * g) for x, g in m.exact_gradient(V3).items())
+print(f"reference agrees with bmlab (dL/dbeta at 1 = theta . grad L, to 1e-6): "
+      f"{abs(slope - theta_dot_grad) < 1e-6}")
+
+# %%
+betas = np.linspace(0.2, 2.0, 91)
+curves, best_beta = {}, {}
+for name, m in fits.items():
+    curves[name] = np.array([at_beta(m, x).mean_log_likelihood(V3) for x in betas])
+    opt = minimize_scalar(lambda x, m=m: -at_beta(m, x).mean_log_likelihood(V3),
+                          bounds=(0.1, 3.0), method="bounded", options={"xatol": 1e-6})
+    best_beta[name] = opt.x
+    print(f"{name:15s} at beta = 1: {m.mean_log_likelihood(V3):6.3f}; best beta {opt.x:.2f} "
+          f"gives {-opt.fun:6.3f} (+{-opt.fun - m.mean_log_likelihood(V3):.3f} nats); "
+          f"beta = 1 within 0.05 of the best: {abs(opt.x - 1) < 0.05}")
+
+# %%
+temp_rng = np.random.default_rng(SEED)
+fig = plt.figure(figsize=(10, 3.6))
+ax = fig.add_axes([0.07, 0.14, 0.4, 0.76])
+for name, ll_b in curves.items():
+    ax.plot(betas, ll_b, color=COLORS[name], label=name)
+    ax.plot(best_beta[name], at_beta(fits[name], best_beta[name]).mean_log_likelihood(V3),
+            "o", color=COLORS[name])
+ax.axvline(1, color=bmlab.GRAY, lw=1, ls=":")
+ax.axhline(best3, color=bmlab.GRAY, ls="--", lw=1)
+ax.set(xlabel="inverse temperature beta", ylabel="exact mean log-likelihood", ylim=(-8, -2.4),
+       title="re-tuning the temperature after training")
+ax.legend(fontsize=8)
+cd1 = fits["CD-1"]
+for row, x in enumerate((0.5, 1.0, 2.0)):
+    p_valid = at_beta(cd1, x).visible_distribution()[patterns].sum()
+    grid(fig.add_axes([0.53, 0.66 - 0.28 * row, 0.45, 0.2]),
+         at_beta(cd1, x).sample(10, n_steps=1000, rng=temp_rng), 3,
+         f"CD-1 model at beta = {x}: exact mass on valid patterns {p_valid:.2f}")
+bmlab.save_figure(fig, "fig05_temperature")
+plt.show()
+
+# %% [markdown]
+# The PCD-1 fit, whose weights ran away (Section 5), gains several nats by being sampled hot,
+# at $\beta$ well below 1; the CD-1 fit prefers a slightly higher temperature too: both
+# learned weights that are too large, the overshoot of Section 5. CD-10 is nearly at its best
+# at $\beta = 1$. The exact-gradient run, still climbing after 4000 updates, prefers
+# $\beta > 1$: its weights have not yet grown to their maximum-likelihood size, and cooling
+# the machine is a cheap way to go further along the same direction. The samples show the
+# trade-off: hot machines leave the valid patterns, cold ones freeze into a few of them.
+#
+# ## 9. Contrastive divergence as a difference of divergences
+#
+# Maximum likelihood minimises $\mathrm{KL}(p_0\,\|\,p_\infty)$, with $p_0$ the data
+# distribution and $p_\infty$ the model. Hinton's reading of CD-k: it follows the difference
+# $\mathrm{KL}(p_0\|p_\infty)-\mathrm{KL}(p_k\|p_\infty)$, where $p_k = p_0T^k$ is the law of
+# the chains after $k$ Gibbs steps from the data -- but not exactly. Write
+# $g(v) = -\partial F(v)/\partial\theta$. Differentiating the difference gives
+#
+# $$-\nabla_\theta\big[\mathrm{KL}(p_0\|p_\infty)-\mathrm{KL}(p_k\|p_\infty)\big]
+#  = \underbrace{\langle g\rangle_{p_0}-\langle g\rangle_{p_k}}_{\text{expected CD-}k\text{ update}}
+#  + \underbrace{\sum_v \frac{\partial p_k(v)}{\partial\theta}\,
+#    \log\frac{p_k(v)}{p_\infty(v)}}_{\text{dropped by CD}},$$
+#
+# the last term because $p_k$ itself depends on $\theta$ through $T$. With 4 visible and
+# 3 hidden units (2x2 bars and stripes) everything is a sum over 16 visible states: $T$ is
+# $16\times16$, the divergences are exact, their gradients come from central finite
+# differences in all 19 parameters.
+
+# %%
+V2 = bars_and_stripes(2)
+S4, H3s = bits(4), bits(3)
+p0 = np.bincount((V2 @ 2 ** np.arange(4)).astype(int), minlength=16) / len(V2)
+
+
+def unflatten(theta):
+    return {"W": theta[:12].reshape(4, 3), "a": theta[12:16], "b": theta[16:]}
+
+
+def flatten(params):
+    return np.concatenate([params[x].ravel() for x in ("W", "a", "b")])
+
+
+def chain_laws(theta, k):
+    """(p_k, log p_inf) over the 16 visible states: k exact Gibbs steps from p_0, and the model."""
+    W, a, b = unflatten(theta).values()
+    minus_F = S4 @ a + np.logaddexp(0, S4 @ W + b).sum(axis=1)
+    T = conditional(expit(S4 @ W + b), H3s) @ conditional(expit(H3s @ W.T + a), S4)
+    return p0 @ np.linalg.matrix_power(T, k), minus_F - logsumexp(minus_F)
+
+
+def kl(p, log_q):
+    on = p > 0
+    return np.sum(p[on] * (np.log(p[on]) - log_q[on]))
+
+
+def finite_difference(f, theta, h=1e-5):
+    return np.array([(f(theta + h * e) - f(theta - h * e)) / (2 * h) for e in np.eye(theta.size)])
+
+
+def expected_cd_update(theta, k):
+    """<g>_{p_0} - <g>_{p_k}, g = -dF/dtheta: the CD-k update averaged over its chains."""
+    params = unflatten(theta)
+    Q = expit(S4 @ params["W"] + params["b"])
+
+    def g(q):  # <g>_q for a law q over the 16 visible states
+        return np.concatenate([((S4 * q[:, None]).T @ Q).ravel(), q @ S4, q @ Q])
+    return g(p0) - g(chain_laws(theta, k)[0])
+
+
+def decompose(theta, k):
+    """(-grad of the difference of KLs, expected CD-k update, dropped term, true gradient)."""
+    objective = -finite_difference(
+        lambda t: kl(p0, chain_laws(t, k)[1]) - kl(*chain_laws(t, k)), theta)
+    pk, log_pinf = chain_laws(theta, k)
+    dropped = finite_difference(lambda t: chain_laws(t, k)[0] @ (np.log(pk) - log_pinf), theta)
+    true = -finite_difference(lambda t: kl(p0, chain_laws(t, k)[1]), theta)
+    return objective, expected_cd_update(theta, k), dropped, true
+
+# %% [markdown]
+# Two machines: small random weights (early in training), and the fixed point of the
+# expected CD-1 update itself, reached by running `train` on it (a deterministic gradient).
+
+# %%
+start = RBM.random(4, 3, rng=np.random.default_rng(SEED), data=V2)
+young4 = RBM(np.random.default_rng(SEED).normal(0, 0.5, (4, 3)), start.a, start.b)
+cd_fixed = RBM.from_params(train(
+    start.params, lambda p: unflatten(expected_cd_update(flatten(p), 1)),
+    n_steps=1500, lr=2.0).params)
+machines = {"small weights": young4, "CD-1 fixed point": cd_fixed}
+ok_true, ok_split = True, True
+table = {}
+for name, mach in machines.items():
+    theta = flatten(mach.params)
+    for k in (1, 2, 5):
+        objective, cd, dropped, true = decompose(theta, k)
+        ok_true &= np.abs(true - flatten(mach.exact_gradient(V2))).max() < 1e-7
+        ok_split &= np.abs(objective - cd - dropped).max() < 1e-7
+        table[name, k] = (objective, cd, dropped, true)
+print(f"reference agrees with bmlab (finite differences of -KL(p0||p_inf) = exact gradient, "
+      f"1e-7): {ok_true}")
+print(f"-grad of the KL difference = CD-k update + dropped term (finite differences, 1e-7): "
+      f"{ok_split}")
+for (name, k), (objective, cd, dropped, true) in table.items():
+    size = np.linalg.norm(true)
+    print(f"{name:17s} k = {k}: |KL-difference gradient| {np.linalg.norm(objective) / size:.3f}, "
+          f"|CD-k| {np.linalg.norm(cd) / size:.3f}, "
+          f"|dropped| {np.linalg.norm(dropped) / size:.3f} (in units of |true gradient|); "
+          f"cosine(CD-k, true) {cd @ true / np.linalg.norm(cd) / size:+.3f}")
+print(f"exact log-likelihood of the CD-1 fixed point {cd_fixed.mean_log_likelihood(V2):.3f}, "
+      f"optimum {max_log_likelihood(V2):.3f}")
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.4), sharey=False)
+x = np.arange(19)
+for ax, name in zip(axes, machines, strict=True):
+    objective, cd, dropped, true = table[name, 1]
+    ax.bar(x - 0.27, true, width=0.27, color=bmlab.NAVY, label="true gradient")
+    ax.bar(x, cd, width=0.27, color=bmlab.ORANGE, label="expected CD-1 update")
+    ax.bar(x + 0.27, objective, width=0.27, color=bmlab.GRAY,
+           label="-grad [KL(p0||p_inf) - KL(p1||p_inf)]")
+    ax.set_xticks(x, [f"W{i}{j}" for i in range(4) for j in range(3)]
+                  + [f"a{i}" for i in range(4)] + [f"b{j}" for j in range(3)],
+                  fontsize=6, rotation=90)
+    ax.set(title=name, ylabel="component")
+axes[0].legend(fontsize=7)
+bmlab.save_figure(fig, "fig05_cd_divergences")
+plt.show()
+
+# %% [markdown]
+# With small weights all three vectors coincide: the chain mixes in a step, $p_1\approx
+# p_\infty$, and CD-1 is nearly the likelihood gradient. At CD-1's own fixed point the
+# expected CD-1 update has vanished and so, almost, has the gradient of the KL difference
+# (both are a few per cent of the true gradient, and so is the dropped term): CD-1 has come to
+# rest near a stationary point of that difference. But the true
+# gradient is far from zero there: the machine that makes $\mathrm{KL}(p_0\|p_\infty)$ and
+# $\mathrm{KL}(p_1\|p_\infty)$ equally large is not the one that makes the first small.
+# Longer chains ($k=2, 5$) move the update back towards the true gradient.
+
+# %% [markdown]
 # ## Exercises
 #
-# 1. Show that $p(v_i = 1\mid h) = \sigma(a_i + (Wh)_i)$ from $E(v,h)$, and use it to check
-#    `visible_probs` against brute force for the 4x3 machine of Section 1.
-# 2. For the CD-1 model of Section 3, how many Gibbs steps does the expected CD-k update need
-#    before its cosine with the true gradient exceeds 0.9? Relate the answer to the second
-#    largest eigenvalue of the transition matrix $T$.
-# 3. Re-run the CD-1 comparison of Section 2 with a weight decay of $10^{-2}$. Does the
-#    divergence disappear? What happens to the best log-likelihood reached?
+# Each exercise ends in a check cell: replace `None` by your answer (a number, to the
+# precision asked) and run the cell. `bmlab.check` replies `correct`, or `not yet` with a
+# hint; it never shows the answer. A worked solution follows each check cell, collapsed:
+# click the `…` (or the bar at the cell's left) to show it, then run it.
 
-# %% jupyter={"source_hidden": true}
+# %% [markdown]
+# **1 · The other conditional.** Show that $p(v_i = 1\mid h) = \sigma(a_i + (Wh)_i)$ from
+# $E(v,h)$, and use it to check `visible_probs` against brute force for the 4x3 machine
+# `small` of Section 1. *Your answer:* $p(v_1 = 1 \mid h = (1, 0, 1))$ for `small`, to 3
+# decimals.
+
+# %%
+my_answer = None  # p(v1 = 1 | h = (1, 0, 1)) for small, to 3 decimals
+bmlab.check("05.1", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 1: the energy is linear in each v_i given h, so p(v|h) factorizes like p(h|v).
 cond_v = P / P.sum(axis=0, keepdims=True)  # p(v | h), columns indexed by h
 print("visible conditionals match brute force:",
       np.allclose(cond_v.T @ V4, small.visible_probs(H3), atol=1e-12))
+answer = expit(small.a + small.W @ np.array([1.0, 0.0, 1.0]))[0]
+assert bmlab.check("05.1", answer)
 
-# %% jupyter={"source_hidden": true}
+# %% [markdown]
+# **2 · How many steps make CD exact?** For the CD-1 model of Section 3, how many Gibbs steps
+# does the expected CD-k update need before its cosine with the true gradient exceeds 0.9?
+# Relate the answer to the second largest eigenvalue modulus $|\lambda_2|$ of the transition
+# matrix `T`. *Your answer:* $|\lambda_2|$, to 3 decimals.
+
+# %%
+my_answer = None  # |lambda_2| of T, to 3 decimals
+bmlab.check("05.2", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 2: scan k; the slowest relaxation time is -1/log|lambda_2|.
 lam = np.sort(np.abs(np.linalg.eigvals(T)))[::-1]
 first = next(k for k, c in zip(ks, cosines, strict=True) if c > 0.9)
+answer = lam[1]
 print(f"cosine > 0.9 first at k = {first} among {ks}")
-print(f"|lambda_2| = {lam[1]:.4f}: relaxation time about {-1 / np.log(lam[1]):.0f} steps")
+print(f"|lambda_2| = {answer:.4f}: relaxation time about {-1 / np.log(answer):.0f} steps")
+assert bmlab.check("05.2", answer)
 
-# %% jupyter={"source_hidden": true}
+# %% [markdown]
+# **3 · Weight decay against divergence.** Re-run the CD-1 comparison of Section 2 with a
+# weight decay of $10^{-2}$ (`run("cd", 1, weight_decay=1e-2)`). Does the divergence
+# disappear? What happens to the best log-likelihood reached? *Your answer:* the peak mean
+# log-likelihood (nats), to 2 decimals.
+
+# %%
+my_answer = None  # peak log-likelihood of CD-1 with weight decay 1e-2, to 2 decimals
+bmlab.check("05.3", my_answer)
+
+# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
 # Solution 3: strong decay removes the fall but also caps the likelihood.
 res = run("cd", 1, weight_decay=1e-2)
-print(f"peak {res.history['ll'].max():.3f}, final {res.history['ll'][-1]:.3f}")
+answer = res.history["ll"].max()
+print(f"peak {answer:.3f}, final {res.history['ll'][-1]:.3f}")
+assert bmlab.check("05.3", answer)

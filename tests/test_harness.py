@@ -114,3 +114,19 @@ def test_recorded_results_are_fresh(path):
         f"{path.name} was recorded with other code than {record['sources']}; "
         "re-run its script under benchmarks/ (make figures)"
     )
+
+
+@pytest.mark.parametrize("ipynb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_exercises_check_and_hide_their_solutions(ipynb):
+    """>= 3 self-checks per notebook; solution cells store no output and assert their check."""
+    cells = [c for c in json.loads(ipynb.read_text())["cells"] if c["cell_type"] == "code"]
+    checks = [c for c in cells if "bmlab.check(" in "".join(c["source"])]
+    solutions = [c for c in cells if "solution" in c["metadata"].get("tags", ())]
+    assert len([c for c in checks if c not in solutions]) >= 3, "fewer than 3 self-check cells"
+    for cell in solutions:
+        assert cell["outputs"] == [], "solution output stored: use python -m bmlab.tools execute"
+        assert "nbval-ignore-output" in cell["metadata"]["tags"]
+        assert cell["metadata"].get("jupyter", {}).get("source_hidden"), "solution code not hidden"
+        source = "".join(cell["source"])
+        if "bmlab.check(" in source:
+            assert "assert bmlab.check(" in source, "a solution must assert its own check"

@@ -111,3 +111,16 @@ def test_display_bundle_carries_widget_view_png_snapshot_and_stable_title():
     assert image.ndim == 3 and min(image.shape[:2]) > 50
     assert bundle["text/plain"] == "bmlab panel: demo"  # no repr, address or model id
     assert make_panel()[0]._repr_mimebundle_()["text/plain"] == bundle["text/plain"]
+
+
+def test_set_updates_what_is_displayed():
+    """After ``panel.set(...)`` the status line shows the new state, not the old one."""
+    import html
+
+    from bmlab.widgets.glauber import two_basin_panel
+
+    panel = two_basin_panel()
+    panel.refresh()
+    panel.set(beta=2.5)
+    assert panel.last_status and panel.status.value == html.escape(panel.last_status)
+    assert "2.50" in panel.status.value

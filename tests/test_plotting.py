@@ -58,6 +58,21 @@ def test_save_figure_is_byte_identical_across_runs(tmp_path, monkeypatch):
     assert "<dc:date>" not in svg
 
 
+def test_saved_legends_are_at_least_12_pt(monkeypatch):
+    """Figures for a projector: save_figure enlarges small legends (fig.legend and axes)."""
+    monkeypatch.delenv("BMLAB_SAVE_FIGURES", raising=False)
+    bmlab.use_style()
+    fig = _figure()
+    fig.axes[0].legend(fontsize=7, title="tiny")
+    fig.legend(["big"], fontsize=16)
+    bmlab.save_figure(fig, "fig_test")
+    sizes = [t.get_fontsize() for leg in [*fig.legends, fig.axes[0].get_legend()]
+             for t in [*leg.get_texts(), leg.get_title()]]
+    plt.close(fig)
+    assert min(sizes) >= plotting._MIN_LEGEND_PT == 12
+    assert max(sizes) == 16  # larger legends are left alone
+
+
 def test_figures_dir_finds_repository_folder(tmp_path, monkeypatch):
     monkeypatch.delenv("BMLAB_FIGURES", raising=False)
     (tmp_path / "figures").mkdir()

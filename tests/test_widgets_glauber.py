@@ -11,7 +11,7 @@ import bmlab
 from bmlab.widgets import ALL_PANELS
 from bmlab.widgets import glauber as wg
 
-NAMES = ["glauber_fig53", "glauber_two_basin"]
+NAMES = ["glauber_fig53", "glauber_two_basin", "glauber_tempering"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -129,3 +129,20 @@ def test_figure_5_3_static():
                         np.arange(1, 11) / 3, np.linspace(1, 0.3, 10), 0.276)
     assert len(fig.axes) == 2
     plt.close(fig)
+
+
+def test_tempering_panel_draws_exact_law_and_tv_improves_with_temperatures():
+    panel = wg.tempering_panel()
+    panel.set(n_temps=1, seed=3)
+    assert panel.last_error is None, panel.last_error
+    exact = np.array([b.get_height() for b in panel.fig.axes[0].patches[:13]])
+    assert exact.sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(exact, exact[::-1], atol=1e-12)  # the exact law of m is symmetric
+
+    def tv_tempering():
+        return float(panel.last_status.rsplit(" ", 1)[-1])
+
+    tv_plain = tv_tempering()
+    assert tv_plain > 0.4  # one chain at beta = 3 stays in its basin
+    panel.set(n_temps=12, seed=3)
+    assert tv_tempering() < 0.25 < tv_plain

@@ -92,3 +92,38 @@ def test_bad_builder_arguments():
         rbm_training_panel(lr=5.0)
     with pytest.raises(ValueError, match="start"):
         rbm_sampling_panel(start="middle")
+
+
+def _bar_heights(panel, which):  # which: 1 = the chains' bars, 2 = the exact p(v) bars
+    return np.array([bar.get_height() for bar in panel.fig.axes[1].containers[which]])
+
+
+def test_sampling_panel_at_beta_one_is_the_trained_model():
+    """At beta = 1 the exact bars are the CD-1 model's own p(v) (as drawn at build), and moving
+    the beta slider away and back restores the same chains and status."""
+    panel = rbm_sampling_panel(gibbs_steps=50, start="noise")
+    built = _bar_heights(panel, 2)
+    panel.compute()
+    assert panel.last_error is None, panel.last_error
+    np.testing.assert_allclose(_bar_heights(panel, 2), built, atol=1e-12)
+    status, chains = panel.last_status, _bar_heights(panel, 1)
+    panel.set(beta=0.3)
+    assert not np.allclose(_bar_heights(panel, 2), built, atol=1e-3)
+    panel.set(beta=1.0)
+    assert panel.last_status == status
+    np.testing.assert_array_equal(_bar_heights(panel, 1), chains)
+
+
+@pytest.mark.parametrize("beta", [0.0, 0.05])
+def test_sampling_panel_small_beta_samples_approach_uniform(beta):
+    """Near beta = 0 every state has probability close to 1/512: the exact bars flatten to
+    1/512 and the number of the 800 chains on the 14 valid patterns is binomial(800, 14/512)
+    (z-score below 4)."""
+    panel = rbm_sampling_panel(gibbs_steps=20, start="data", beta=beta)
+    panel.compute()
+    assert panel.last_error is None, panel.last_error
+    np.testing.assert_allclose(_bar_heights(panel, 2), 1 / 512, rtol=0.5 if beta else 1e-12)
+    n_valid, p_valid = 800 * _bar_heights(panel, 1).sum(), 14 / 512
+    assert abs(n_valid - 800 * p_valid) < 4 * np.sqrt(800 * p_valid * (1 - p_valid))
+    with pytest.raises(ValueError, match="beta"):
+        rbm_sampling_panel(beta=3.0)

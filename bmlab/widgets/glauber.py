@@ -5,6 +5,7 @@
   <s1 s2> against the exact value.
 * :func:`two_basin_panel` -- a beta slider on an all-to-all ferromagnet: chains freeze into
   one of the two basins as beta grows, while the exact answer stays symmetric.
+* :func:`tempering_panel` -- parallel tempering against plain Glauber on that ferromagnet.
 
 :func:`figure_5_3` draws the static figure of the notebook with the same artists.
 """
@@ -16,13 +17,13 @@ import bisect
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import EngFormatter, MaxNLocator
 
 from ..exact import all_states, boltzmann_probs, energy
-from ..glauber import glauber_run, glauber_transition_matrix
+from ..glauber import glauber_run, glauber_transition_matrix, parallel_tempering
 from ..panel import Panel
-from ..plotting import GRAY, NAVY, ORANGE
-from . import ALL_PANELS
+from ..plotting import EXTRA, GRAY, NAVY, ORANGE
+from . import ALL_PANELS, _layout_once
 
 #: Points drawn for a running average (log-spaced), whatever the chain length.
 _MAX_POINTS = 1500
@@ -69,7 +70,7 @@ def _build_fig53(fancy: bool = False, logx: bool = False):
     linear time axis, which render several times faster.
     """
     fig, (ax_bar, ax_run) = plt.subplots(
-        1, 2, figsize=(9.0, 3.6), gridspec_kw={"width_ratios": [1.25, 1.0]}
+        1, 2, figsize=(9.0, 3.6), gridspec_kw={"width_ratios": [1.25, 1.0]}, layout="constrained"
     )
     x = np.arange(8)
     bars_exact = ax_bar.bar(x - 0.2, np.zeros(8), width=0.4, color=NAVY,
@@ -89,13 +90,13 @@ def _build_fig53(fancy: bool = False, logx: bool = False):
         ax_run.set_xscale("log")
     else:
         ax_run.xaxis.set_major_locator(MaxNLocator(5))
+        ax_run.xaxis.set_major_formatter(EngFormatter(sep=""))  # 10k: fits the layout
     ax_run.yaxis.set_major_locator(MaxNLocator(5))
     ax_run.set_xlabel("sweeps")
     ax_run.set_ylabel(r"estimate of $\langle s_1 s_2\rangle$" if fancy
-                      else "running estimate of <s1 s2>")
+                      else "estimate of <s1 s2>")
     ax_run.set_ylim(-1.05, 1.05)
     ax_run.legend(loc="lower right", fontsize="small")
-    fig.tight_layout()
     art = {"ax_bar": ax_bar, "ax_run": ax_run, "bars_exact": bars_exact,
            "bars_chain": bars_chain, "e_text": e_text, "run_line": run_line,
            "exact_line": exact_line, "logx": logx}
@@ -208,8 +209,8 @@ def fig53_panel(J12=0.5, J23=0.5, J13=-0.5, theta=0.0, beta=1.0, n_sweeps=4000, 
         return (f"exact <s1 s2> = {exact_pair:.3f}; chain = {running[-1]:.3f} after "
                 f"{int(n_sweeps)} sweeps; TV(exact, chain) = {0.5 * np.abs(p - freq).sum():.3f}")
 
-    return Panel(fig, controls, update, title="Figure 5.3 live: one Glauber chain vs the "
-                 "exact Boltzmann law")
+    return Panel(_layout_once(fig), controls, update,
+                 title="Figure 5.3 live: one Glauber chain vs the exact Boltzmann law")
 
 
 def two_basin_panel(beta=1.0, seed=0, n=12, n_chains=4, n_sweeps=300):
@@ -242,10 +243,10 @@ def two_basin_panel(beta=1.0, seed=0, n=12, n_chains=4, n_sweeps=300):
     S = all_states(n)
     k_up = (S > 0).sum(axis=1)  # number of +1 spins of each state, 0..n
     levels = 2.0 * np.arange(n + 1) / n - 1.0  # magnetisation values
-    fig, (ax_t, ax_h) = plt.subplots(1, 2, figsize=(9.0, 3.6),
+    fig, (ax_t, ax_h) = plt.subplots(1, 2, figsize=(9.0, 3.6), layout="constrained",
                                      gridspec_kw={"width_ratios": [1.5, 1.0]})
     t = np.arange(1, n_sweeps + 1)
-    colors = [ORANGE, NAVY, GRAY, "#4c9a6a", "#b04a5a", "#8a6fb3", "#3f9bbf"]
+    colors = [ORANGE, *EXTRA]  # chains: samples (orange, then the extra colours)
     lines = [ax_t.plot(t, np.zeros(n_sweeps), lw=1.0, color=colors[c % len(colors)])[0]
              for c in range(n_chains)]
     ax_t.axhline(0.0, color=GRAY, lw=0.8, ls=":")
@@ -263,8 +264,7 @@ def two_basin_panel(beta=1.0, seed=0, n=12, n_chains=4, n_sweeps=300):
                           label="chains")
     ax_h.set_xlabel("magnetisation m")
     ax_h.set_ylabel("probability")
-    ax_h.legend(loc="upper center", fontsize="small")
-    fig.tight_layout()
+    fig.legend(loc="outside upper right", ncols=2, fontsize="small")
 
     def update(beta, seed):
         rng = np.random.default_rng(seed)
@@ -287,8 +287,54 @@ def two_basin_panel(beta=1.0, seed=0, n=12, n_chains=4, n_sweeps=300):
                 f"chains' <m> = {m.mean():+.3f}, <|m|> = {np.abs(m).mean():.3f}; "
                 f"{switches} basin switches in {n_chains} x {n_sweeps} sweeps")
 
-    return Panel(fig, controls, update, title="Two basins: chains freeze as beta grows")
+    return Panel(_layout_once(fig), controls, update,
+                 title="Two basins: chains freeze as beta grows")
+
+
+def tempering_panel(n_temps=12, seed=0, n=12, beta=3.0, n_sweeps=200):
+    """Parallel tempering live on the ferromagnet J_ij = 1/n at ``beta`` (notebook 01, 7c).
+
+    One chain of each sampler from a random start: the exact law of m beside the visits of a
+    plain Glauber chain and of the coldest replica of ``n_temps`` temperatures (geometric
+    from beta = 0.5 to ``beta``; 1 = plain Glauber). Sliders: n_temps in [1, 16], seed in
+    [0, 99]; ``n``, ``beta`` and ``n_sweeps`` are fixed. Returns a :class:`Panel`.
+    """
+    controls = {
+        "n_temps": widgets.IntSlider(value=n_temps, min=1, max=16, description="temperatures",
+                                     continuous_update=False),
+        "seed": widgets.IntSlider(value=seed, min=0, max=99, description="seed",
+                                  continuous_update=False),
+    }
+    J = (np.ones((n, n)) - np.eye(n)) / n
+    p_m = np.bincount((all_states(n) > 0).sum(axis=1), weights=boltzmann_probs(J, None, beta))
+    fig, ax = plt.subplots(figsize=(7.0, 3.4))
+    m, w = 2.0 * np.arange(n + 1) / n - 1.0, 0.6 / n
+    ax.bar(m - w, p_m, w, color=NAVY, label="exact")
+    bars = [ax.bar(m + d, np.zeros(n + 1), w, color=c, label=lab) for d, c, lab in
+            ((0.0, GRAY, "plain Glauber"), (w, ORANGE, "parallel tempering"))]
+    ax.set(xlabel="magnetisation m", ylabel="probability", ylim=(0.0, 1.02))
+    ax.legend(loc="upper center", fontsize="small")
+    fig.tight_layout()
+
+    def update(n_temps, seed):
+        rng = np.random.default_rng(seed)
+        plain = glauber_run(J, beta=beta, n_sweeps=n_sweeps, order="sequential",
+                            record_unit="sweep", init="random", rng=rng)
+        pt = plain if n_temps == 1 else parallel_tempering(
+            J, betas=np.geomspace(0.5, beta, n_temps), n_sweeps=n_sweeps, rng=rng)
+        tv = []
+        for bar_set, run in zip(bars, (plain, pt), strict=True):
+            h = np.bincount((run.states[:, 0] > 0).sum(axis=1), minlength=n + 1) / n_sweeps
+            for bar, y in zip(bar_set, h, strict=True):
+                bar.set_height(y)
+            tv.append(0.5 * np.abs(h - p_m).sum())
+        return (f"TV to the exact law of m after {n_sweeps} sweeps: plain Glauber {tv[0]:.2f}, "
+                f"parallel tempering with {n_temps} temperature{'s' * (n_temps > 1)} {tv[1]:.2f}")
+
+    return Panel(fig, controls, update, title="Parallel tempering: the coldest replica "
+                 "visits both basins")
 
 
 ALL_PANELS["glauber_fig53"] = fig53_panel
 ALL_PANELS["glauber_two_basin"] = two_basin_panel
+ALL_PANELS["glauber_tempering"] = tempering_panel

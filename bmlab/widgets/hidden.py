@@ -18,7 +18,7 @@ from ..exact import all_states, empirical_distribution
 from ..hidden import HiddenMachine
 from ..learning import train
 from ..panel import Panel, TrainingProgress
-from ..plotting import GRAY, NAVY, ORANGE
+from ..plotting import GRAY, NAVY
 from . import ALL_PANELS
 
 #: Data sets offered by the panel: label -> (builder, number of bits).
@@ -56,21 +56,20 @@ def _controls(dataset, machine, n_hidden, steps, seed) -> dict:
 
 def _figure():
     """The figure: p(v) bars of data and model (left), KL against the step (right)."""
-    fig, (ax_p, ax_kl) = plt.subplots(1, 2, figsize=(8.4, 3.0),
+    fig, (ax_p, ax_kl) = plt.subplots(1, 2, figsize=(8.4, 3.0), layout="constrained",
                                       gridspec_kw={"width_ratios": [2.2, 1]})
     x = np.arange(_SLOTS)
     data_bars = ax_p.bar(x - 0.2, np.zeros(_SLOTS), width=0.4, color=GRAY, label="data")
     model_bars = ax_p.bar(x + 0.2, np.zeros(_SLOTS), width=0.4, color=NAVY, label="model")
     ax_p.set_ylabel("probability")
-    ax_p.legend(loc="upper right", fontsize="small")
+    fig.legend(loc="outside upper left", ncols=2, fontsize="small")
     title_p = ax_p.set_title("", fontsize="medium")
-    (kl_line,) = ax_kl.plot([], [], color=ORANGE)
+    (kl_line,) = ax_kl.plot([], [], color=NAVY)  # the model's exact KL; gray: reference
     floor = ax_kl.axhline(np.log(2.0), color=GRAY, ls="--", lw=1)
     floor_text = ax_kl.text(0.98, np.log(2.0), "log 2", color=GRAY, fontsize="small", ha="right",
                             va="bottom", transform=ax_kl.get_yaxis_transform())
     ax_kl.set(yscale="log", xlabel="step")
     ax_kl.set_title("KL, nats", fontsize="medium")
-    fig.tight_layout()
     return fig, ax_p, ax_kl, data_bars, model_bars, title_p, kl_line, (floor, floor_text)
 
 
@@ -120,7 +119,7 @@ def hidden_training_panel(dataset: str = "parity, 3 bits", machine: str = "restr
             model_bars[i].set(height=p_model[i] if on else 0.0, visible=on)
         labels = ["".join("+" if s > 0 else "−" for s in row) for row in all_states(nv)]
         ax_p.set_xticks(np.arange(2**nv), labels, fontfamily="monospace",
-                        fontsize="x-small" if nv > 3 else "medium")
+                        fontsize="x-small" if nv > 3 else "medium", rotation=90 if nv > 3 else 0)
         ax_p.set_xlim(-0.7, 2**nv - 0.3)
         ax_p.set_ylim(0, min(1.0, 1.15 * max(p_data.max(), p_model.max()) + 0.02))
         title_p.set_text(f"{machine}, {n_hidden} hidden: p(v)")

@@ -13,9 +13,9 @@ import numpy as np
 from .._checks import check_finite, check_n_states, check_theta
 from ..exact import all_states, energy
 from ..panel import Panel
-from ..plotting import GRAY, NAVY, ORANGE
+from ..plotting import EXTRA, GRAY, NAVY, ORANGE
 from ..results import load_results
-from . import ALL_PANELS
+from . import ALL_PANELS, _layout_once
 
 _AGE_OF_UNIVERSE_S, _ATOMS_IN_UNIVERSE = 13.8e9 * 365.25 * 86400, 1e80  # Planck 2018; ~1e80
 _UNITS = [(_AGE_OF_UNIVERSE_S, "ages of the universe"), (365.25 * 86400, "years"),
@@ -68,22 +68,21 @@ def ledger_panel(J12=0.5, J23=0.5, J13=-0.5, theta=(0.0, 0.0, 0.0), data_moment=
     s1s2 = S[:, 0] * S[:, 1]
     bonds = np.stack([s1s2, S[:, 1] * S[:, 2], S[:, 0] * S[:, 2]], axis=1)  # pairs 12, 23, 13
 
-    fig, (ax_p, ax_m) = plt.subplots(1, 2, figsize=(7.6, 2.9),
-                                     gridspec_kw={"width_ratios": [2.2, 1]})
+    fig, (ax_p, ax_m) = plt.subplots(1, 2, figsize=(9.0, 3.0), layout="constrained",
+                                     gridspec_kw={"width_ratios": [1.8, 1]})
     bars = ax_p.bar(range(8), np.full(8, 1 / 8), color=[NAVY if v > 0 else ORANGE for v in s1s2])
     ax_p.set_xticks(range(8), ["".join("+" if v > 0 else "−" for v in s) for s in S],
                     fontfamily="monospace")
     ax_p.set_ylabel("p(s) = e$^{-E}$/Z")
-    ax_p.set_title("ledger rows (navy: s₁s₂=+1, orange: −1)", fontsize="medium")
-    flag = ax_p.text(0.98, 0.95, "", transform=ax_p.transAxes, ha="right", va="top",
-                     fontsize="medium", fontweight="bold")
+    ax_p.set_xlabel("navy: s₁s₂ = +1, orange: s₁s₂ = −1", fontsize="medium")
+    flag = ax_p.text(0.5, 1.04, "", transform=ax_p.transAxes, ha="center", va="bottom",
+                     fontsize="medium", fontweight="bold")  # in the title's place, off the bars
     hb = ax_m.barh([1, 0], [0.0, 0.0], color=[NAVY, GRAY], height=0.6)
     ax_m.set_yticks([1, 0], ["model", "data"])
     ax_m.set(xlim=(-1, 1), ylim=(-1.3, 1.6))
     ax_m.set_title("⟨s₁s₂⟩", fontsize="medium")
     ax_m.axvline(0, color="k", lw=0.6)
-    grad_text = ax_m.text(0, -0.75, "", ha="center", va="top", fontsize="medium")
-    fig.tight_layout()
+    grad_text = ax_m.set_xlabel("", fontsize="medium")
     table = widgets.HTML()
 
     def update(J12, J23, J13, theta1, theta2, theta3, data):
@@ -97,9 +96,9 @@ def ledger_panel(J12=0.5, J23=0.5, J13=-0.5, theta=(0.0, 0.0, 0.0), data_moment=
         grad = float(data) - m
         hb[0].set_width(m)
         hb[1].set_width(float(data))
-        grad_text.set_text(f"∂L/∂J₁₂ = {data:.2f} − {m:.3f} = {grad:+.3f}")
+        grad_text.set_text(f"∂L/∂J₁₂ = data − model\n= {grad:+.3f}")
         loop = J12 * J23 * J13
-        kind = ("FRUSTRATED", "#b04a5a") if loop < 0 else ("unfrustrated", "#4c9a6a")
+        kind = ("FRUSTRATED", EXTRA[1]) if loop < 0 else ("unfrustrated", EXTRA[0])
         flag.set_text("no closed loop (a coupling is 0)" if loop == 0 else
                       f"{kind[0]}: J₁₂J₂₃J₁₃ = {loop:.3g} {'<' if loop < 0 else '>'} 0")
         flag.set_color(GRAY if loop == 0 else kind[1])
@@ -111,7 +110,8 @@ def ledger_panel(J12=0.5, J23=0.5, J13=-0.5, theta=(0.0, 0.0, 0.0), data_moment=
                 f"({'strengthen' if grad > 0 else 'weaken'} J12); {sat}; ground level "
                 f"E = {E.min():.2f}, {ground.sum()}-fold degenerate")
 
-    panel = Panel(fig, controls, update, title="The Z ledger, live (Section 5.7, Eq. 5.4-5.5)")
+    panel = Panel(_layout_once(fig), controls, update,
+                  title="The Z ledger, live (Section 5.7, Eq. 5.4-5.5)")
     panel.table = table
     children = list(panel.widget.children)
     panel.widget.children = (*children[:-1], table, children[-1])
@@ -164,7 +164,7 @@ def wall_panel(N=30, timings=None) -> Panel:
 
     controls = {"N": widgets.IntSlider(value=N, min=1, max=600, description="N",
                                        layout=widgets.Layout(width="500px"))}
-    fig, ax = plt.subplots(figsize=(7.0, 3.0))
+    fig, ax = plt.subplots(figsize=(7.0, 3.0), layout="constrained")
     ax.plot(np.arange(1, 601), np.arange(1, 601) * math.log10(2), color=NAVY)
     ax.axvspan(0, 30, color=NAVY, alpha=0.08)
     for value, name in [(_AGE_OF_UNIVERSE_S, "seconds since the Big Bang"),
@@ -175,7 +175,6 @@ def wall_panel(N=30, timings=None) -> Panel:
     label = ax.text(0.02, 0.95, "", transform=ax.transAxes, va="top", color=ORANGE)
     ax.set(xlim=(0, 600), ylim=(0, 185), xlabel="number of units N",
            ylabel="log$_{10}$ (terms in Z)")
-    fig.tight_layout()
 
     def update(N):
         dot.set_data([N], [N * math.log10(2)])
@@ -190,10 +189,10 @@ def wall_panel(N=30, timings=None) -> Panel:
                 (_AGE_OF_UNIVERSE_S, "seconds since the Big Bang"), (86400, "seconds in a day")]
         than = next((f"more terms than {name}" for v, name in refs if 2**N > v),
                     "fewer terms than seconds in a day")
-        label.set_text(f"N = {N}: {terms} terms\nexact log Z: {when} ({how})")
+        label.set_text(f"N = {N}: {terms} terms\nexact log Z: {when}\n({how})")
         return f"N = {N}: 2^N = {terms} terms; {than}; exact log Z on this machine: {when} ({how})"
 
-    return Panel(fig, controls, update, title="The Z wall (Figure 5.5): drag N")
+    return Panel(_layout_once(fig), controls, update, title="The Z wall (Figure 5.5): drag N")
 
 
 ALL_PANELS["z_ledger"] = ledger_panel

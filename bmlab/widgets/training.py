@@ -29,11 +29,12 @@ def default_data() -> np.ndarray:
 
 def _figure(data_pts, n_pairs, L_best, L_start):
     """The panel's figure: L against the update, and model vs data moments."""
-    fig, (ax_l, ax_m) = plt.subplots(1, 2, figsize=(9.0, 3.6))
-    (curve,) = ax_l.plot([0], [L_start], color=ORANGE, label="training")
-    ax_l.axhline(L_best, color=NAVY, ls="--", lw=1, label=f"maximum {L_best:.3f}")
-    ax_l.set(xlabel="update", ylabel="average log-likelihood L (nats)", title="L during training")
-    ax_l.legend(loc="lower right")
+    fig, (ax_l, ax_m) = plt.subplots(1, 2, figsize=(9.0, 3.6), layout="constrained")
+    (curve,) = ax_l.plot([0], [L_start], color=NAVY)  # the model's exact L; gray: reference
+    ax_l.axhline(L_best, color=GRAY, ls="--", lw=1)  # labelled on the line: no legend on data
+    ax_l.text(0.98, L_best, f"maximum {L_best:.3f}", color=GRAY, fontsize="small", ha="right",
+              va="bottom", transform=ax_l.get_yaxis_transform())
+    ax_l.set(xlabel="update", ylabel="L (nats per pattern)", title="average log-likelihood L")
     ax_m.plot([-1, 1], [-1, 1], color=GRAY, lw=1)
     pairs = ax_m.scatter(data_pts[:n_pairs], data_pts[:n_pairs], s=14, color=NAVY,
                          label=r"$\langle s_i s_j\rangle$")
@@ -42,7 +43,6 @@ def _figure(data_pts, n_pairs, L_best, L_start):
     ax_m.set(xlim=(-1.05, 1.05), ylim=(-1.05, 1.05), xlabel="data moment",
              ylabel="model moment (exact)", title="moment matching (Eq. 5.6)")
     ax_m.legend(loc="upper left")
-    fig.tight_layout()
     return fig, ax_l, curve, pairs, means
 
 
@@ -97,7 +97,8 @@ def training_panel(S=None, *, n_chains: int = 100, seed: int = 0) -> Panel:
         steps, L = res.history["step"], res.history["L"]
         curve.set_data(steps, L)
         ax_l.set_xlim(0, n_steps)
-        ax_l.set_ylim(max(min(L.min(), L_best) - 0.2, L_best - 15.0), max(L.max(), L_best) + 0.2)
+        low = max(min(L.min(), L_best) - 0.2, L_best - 15.0)
+        ax_l.set_ylim(low, L_best + 0.15 * (L_best - low))  # room for the label; L <= L_best
         m, C = exact_moments(res.params["J"], res.params["theta"])
         pairs.set_offsets(np.column_stack([data_pts[:len(iu[0])], C[iu]]))
         means.set_offsets(np.column_stack([data_pts[len(iu[0]):], m]))
