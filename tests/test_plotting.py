@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -119,5 +120,12 @@ def test_make_notebooks_asks_for_figures(monkeypatch, tmp_path):
     monkeypatch.delenv("BMLAB_SAVE_FIGURES", raising=False)
     calls = []
     monkeypatch.setattr(tools.subprocess, "run", lambda cmd, **kw: calls.append(kw["env"]))
-    tools.execute([str(tmp_path / "nb.ipynb")])
+    nb = tmp_path / "nb.ipynb"
+    solution = {"cell_type": "code", "metadata": {"tags": ["solution"]}, "source": "x",
+                "execution_count": 1, "outputs": [{"output_type": "stream", "name": "stdout",
+                                                   "text": "the answer\n"}]}
+    nb.write_text(json.dumps({"cells": [solution], "metadata": {}, "nbformat": 4,
+                              "nbformat_minor": 5}))
+    tools.execute([str(nb)])
     assert calls[0]["BMLAB_SAVE_FIGURES"] == "1"
+    assert json.loads(nb.read_text())["cells"][0]["outputs"] == []  # solutions wait
