@@ -9,6 +9,7 @@ on average (Jensen), reverse AIS over-estimates it (Burda, Grosse & Salakhutdino
 
 from __future__ import annotations
 
+import itertools
 from typing import NamedTuple
 
 import numpy as np
@@ -69,7 +70,7 @@ def ais_log_partition(rbm, *, n_betas: int, n_chains: int, rng, reverse: bool = 
     else:
         raise ValueError(f"reverse AIS needs samples v of the model for n_visible = {nv} > 20")
     path, log_w = (betas[::-1] if reverse else betas), np.zeros(n)
-    for beta_old, beta_new in zip(path[:-1], path[1:], strict=True):  # weight at the current v, then a transition at beta_new
+    for beta_old, beta_new in itertools.pairwise(path):  # weight at v, then a step at beta_new
         X = V @ W + b
         log_w += (beta_new - beta_old) * (V @ da) + _softplus_sum(beta_new * X) \
             - _softplus_sum(beta_old * X)
