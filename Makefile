@@ -75,6 +75,7 @@ figures: $(STAMP)
 benchmarks: $(STAMP)
 	$(PY) benchmarks/bench_glauber.py
 	$(PY) benchmarks/bench_log_partition.py
+	$(PY) benchmarks/bench_ais.py
 	$(PY) benchmarks/bench_widgets.py
 
 # Not part of `make test` (several minutes): see CONTRIBUTING, "Mutation check".

@@ -1,9 +1,10 @@
 """The mean log-likelihood of digit RBMs bracketed by AIS and reverse AIS (notebook 05, item 8).
 
 RBMs with 64 visible and 20, 100 or 500 hidden units are trained on 1500 binarized digits
-(the split of notebook 05) with PCD-1, batch 10, rate 0.05, 3000 updates (20 epochs), visible
-biases started at the data's log-odds. Each model's log Z is estimated by forward AIS (base:
-independent pixels at the data's log-odds, exact samples) and by reverse AIS started from
+(a random split of its own, seed 5; the rest held out) with PCD-1, batch 10, rate 0.05, 3000
+updates (20 epochs), visible biases started at the data's log-odds. Each model's log Z is
+estimated by forward AIS (base: independent pixels at the data's log-odds, exact samples) and
+by reverse AIS started from
 long Gibbs chains (1000 block-Gibbs steps from random training images: approximate samples of
 the model, so the reverse side of the bracket holds only as far as these chains have mixed).
 The 20-hidden model is also scored exactly (2**20 hidden states) to grade the bracket.

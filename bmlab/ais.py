@@ -1,4 +1,4 @@
-"""Annealed importance sampling (AIS) for the log partition function of an RBM (notebook 02, Section 6).
+"""Annealed importance sampling (AIS) for the log partition function of an RBM (notebook 02, 6).
 
 Geometric path from an independent-units base (visible biases ``a_base``, no weights) at
 beta = 0 to the RBM at beta = 1, the hidden units summed out analytically:
