@@ -75,6 +75,7 @@ figures: $(STAMP)
 benchmarks: $(STAMP)
 	$(PY) benchmarks/bench_glauber.py
 	$(PY) benchmarks/bench_log_partition.py
+	$(PY) benchmarks/bench_ais.py
 	$(PY) benchmarks/bench_widgets.py
 	$(PY) benchmarks/bench_browser_latency.py
 

@@ -6,6 +6,7 @@ units ``v``, ``h`` with weights ``W`` and biases ``a``, ``b``. Every random func
 ``rng=``, a ``numpy.random.Generator``.
 """
 
+from .ais import ais_log_partition
 from .exact import (
     all_states,
     boltzmann_probs,
@@ -44,6 +45,7 @@ __all__ = [
     "History",
     "Panel",
     "TrainResult",
+    "ais_log_partition",
     "all_states",
     "boltzmann_probs",
     "check",
