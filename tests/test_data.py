@@ -76,3 +76,14 @@ def test_letters_and_noisy_copies():
         letters_3x3("TT")
     with pytest.raises(ValueError, match="flip_prob"):
         noisy_copies(xi, 2, 0.7, rng=np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_bars_first_in_subset_code_order_then_stripes(n):
+    """Row ``code`` is the bar image with pixel row r on iff bit r of ``code`` is 1; row
+    2**n + code is the stripe image with column r on iff bit r is 1 (the docstring's order)."""
+    imgs = bars_and_stripes(n).reshape(-1, n, n)
+    for code in range(2**n):
+        on = ((code >> np.arange(n)) & 1).astype(float)
+        np.testing.assert_array_equal(imgs[code], np.repeat(on[:, None], n, axis=1))
+        np.testing.assert_array_equal(imgs[2**n + code], np.repeat(on[None, :], n, axis=0))

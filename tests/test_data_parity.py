@@ -36,6 +36,7 @@ def test_parity_two_bits_is_correlated():
 
 def test_one_hot():
     S = one_hot(4)
+    assert S.dtype == np.float64 and set(np.unique(S)) == {-1.0, 1.0}  # ±1 spins, not {0,1}
     np.testing.assert_array_equal((S > 0).sum(axis=1), 1)
     np.testing.assert_array_equal(np.argmax(S, axis=1), np.arange(4))
 

@@ -206,3 +206,13 @@ def test_moments_from_probs_uses_chunks(monkeypatch):
     np.testing.assert_allclose(m, p @ S, atol=1e-12)
     np.testing.assert_allclose(C, (S * p[:, None]).T @ S, atol=1e-12)
     assert bmlab.log_partition(J, theta) == pytest.approx(np.log(brute_force(J, theta, 1.0)[1]))
+
+
+def test_empirical_distribution_is_the_fraction_of_rows_in_each_state():
+    """Repeated rows count repeatedly; the table sums to 1 (not divided by 2**N)."""
+    from bmlab.exact import empirical_distribution
+
+    S = bmlab.all_states(3)[[0, 2, 2, 7]]
+    np.testing.assert_array_equal(empirical_distribution(S), [0.25, 0, 0.5, 0, 0, 0, 0, 0.25])
+    S = bmlab.all_states(5)[[3, 3, 3]]
+    np.testing.assert_array_equal(empirical_distribution(S), np.eye(32)[3])

@@ -250,3 +250,15 @@ def test_draw_network_counts_couplings():
     assert general["within"] == 6 + 3 and restricted["within"] == 0
     assert general["visible"].shape == (4, 2) and general["hidden"].shape == (3, 2)
     plt.close(fig)
+
+
+@pytest.mark.parametrize("visible_bias,hidden_bias", [(False, True), (True, False)])
+def test_each_bias_switch_acts_on_its_own_layer(visible_bias, hidden_bias):
+    """visible_bias switches a = theta[:n_visible], hidden_bias switches b = theta[n_visible:]:
+    the disabled layer's biases get exactly 0, the enabled layer's a nonzero gradient."""
+    m = HiddenMachine(3, 2, visible_bias=visible_bias, hidden_bias=hidden_bias)
+    np.testing.assert_array_equal(m.bias_mask, [visible_bias] * 3 + [hidden_bias] * 2)
+    p = m.init_params(rng=np.random.default_rng(3), bias_scale=0.5)
+    g = m.gradient(np.array(spins(3))[[0, 1, 1, 6]])(p)["theta"]
+    assert np.all(g[~m.bias_mask] == 0.0) and np.all(np.abs(g[m.bias_mask]) > 1e-6)
+    assert np.all(p["theta"][~m.bias_mask] == 0.0) and np.all(p["theta"][m.bias_mask] != 0.0)

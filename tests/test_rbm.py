@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 from scipy import stats
-from scipy.special import logsumexp
+from scipy.special import expit, logsumexp
 
 from bmlab.learning import train
 from bmlab.rbm import RBM, CDGradient, ExactRBMGradient, PCDGradient
@@ -227,6 +227,41 @@ def test_minibatches_cover_each_epoch():
     rng = np.random.default_rng(0)
     rows = np.concatenate([est.batch(rng) for _ in range(3)])
     assert sorted(map(tuple, rows)) == sorted(map(tuple, data))
+
+
+def test_minibatches_are_a_fresh_shuffle_each_epoch():
+    """Each epoch consumes ``data[rng.permutation(m)]`` in order: replayed with the same stream
+    over two epochs (seed 0 gives two permutations that are not the identity)."""
+    data = np.eye(6)
+    est = CDGradient(data, k=1, batch_size=2)
+    rng, ref = np.random.default_rng(0), np.random.default_rng(0)
+    for _ in range(2):
+        order = ref.permutation(6)
+        assert np.any(order != np.arange(6))
+        np.testing.assert_array_equal(np.concatenate([est.batch(rng) for _ in range(3)]),
+                                      data[order])
+
+
+@pytest.mark.parametrize("nv,nh", [(12, 40), (40, 12)])
+def test_exact_gradient_over_several_chunks_matches_a_direct_sum(nv, nh):
+    """2**12 enumerated states x 40 summed-out units span three chunks of 2**16 numbers: the
+    chunks' moments must be combined with normalised weights. Oracle: one direct sum over the
+    smaller layer's states with the other layer summed out (softplus, expit)."""
+    rng = np.random.default_rng(21)
+    rbm = RBM(rng.normal(0, 0.3, (nv, nh)), rng.normal(0, 0.5, nv), rng.normal(0, 0.5, nh))
+    data = (rng.random((9, nv)) < 0.5).astype(float)
+    small, W, c, d = (nv, rbm.W, rbm.a, rbm.b) if nv < nh else (nh, rbm.W.T, rbm.b, rbm.a)
+    S = bits(small)
+    X = S @ W + d
+    lw = S @ c + np.logaddexp(0, X).sum(axis=1)
+    p = np.exp(lw - logsumexp(lw))
+    ES, EP, ESP = p @ S, p @ expit(X), (S * p[:, None]).T @ expit(X)
+    Ev, Eh, Evh = (ES, EP, ESP) if nv < nh else (EP, ES, ESP.T)
+    Ph = expit(data @ rbm.W + rbm.b)
+    g = rbm.exact_gradient(data)
+    np.testing.assert_allclose(g["W"], data.T @ Ph / 9 - Evh, atol=1e-12)
+    np.testing.assert_allclose(g["a"], data.mean(axis=0) - Ev, atol=1e-12)
+    np.testing.assert_allclose(g["b"], Ph.mean(axis=0) - Eh, atol=1e-12)
 
 
 def test_bad_inputs():
