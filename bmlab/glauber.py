@@ -113,7 +113,8 @@ def _run_sweeps(S, J, theta, beta, order, rng, n_sweeps, record=None):
     per_block = max(1, min(n_sweeps, _BLOCK_ELEMENTS // (n * n_chains)))
     chains = np.arange(n_chains)
     per_chain = np.ndim(beta) == 1  # beta of shape (n_chains,): one temperature per chain
-    Jb, tb = (-2.0 if per_chain else -2.0 * beta) * J, (-2.0 if per_chain else -2.0 * beta) * theta
+    scale = -2.0 if per_chain else -2.0 * beta  # a per-chain beta multiplies e below
+    Jb, tb = scale * J, scale * theta
     done = 0
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         while done < n_sweeps:
