@@ -110,7 +110,7 @@ def test_recorded_results_exist():
 def test_recorded_results_are_fresh(path):
     """A recorded result must have been made by the code as it is now (re-run `make figures`)."""
     record = json.loads(path.read_text())
-    assert not (results.code_hash(record["sources"]) != record["code_hash"]), (
+    assert results.code_hash(record["sources"]) == record["code_hash"], (
         f"{path.name} was recorded with other code than {record['sources']}; "
         "re-run its script under benchmarks/ (make figures)"
     )
@@ -130,3 +130,17 @@ def test_exercises_check_and_hide_their_solutions(ipynb):
         source = "".join(cell["source"])
         if "bmlab.check(" in source:
             assert "assert bmlab.check(" in source, "a solution must assert its own check"
+
+
+@pytest.mark.parametrize("ipynb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_reference_cells_agree_with_bmlab(ipynb):
+    """Each notebook checks its plain-numpy algorithm against bmlab (05: CD and PCD at least),
+    and no stored output prints a check that failed."""
+    lines = []
+    for cell in json.loads(ipynb.read_text())["cells"]:
+        for out in cell.get("outputs", []):
+            text = out.get("text") or out.get("data", {}).get("text/plain", "")
+            lines += "".join(text).splitlines()
+    checks = [line for line in lines if line.startswith("reference agrees with bmlab")]
+    assert len(checks) >= (2 if ipynb.stem.startswith("05") else 1), "no reference cell"
+    assert all(line.endswith(": True") for line in checks), checks

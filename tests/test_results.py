@@ -20,9 +20,9 @@ def test_save_load_and_staleness(tmp_path, monkeypatch):
     record = results.load_results("demo")
     assert record["data"] == {"y": [1, 2]} and record["params"] == {"n": 3}
     assert json.loads(path.read_text())["code_hash"] == record["code_hash"]
-    assert not (results.code_hash(record["sources"]) != record["code_hash"])
+    assert results.code_hash(record["sources"]) == record["code_hash"]
     source.write_text("x = 2\n")
-    assert (results.code_hash(record["sources"]) != record["code_hash"])
+    assert results.code_hash(record["sources"]) != record["code_hash"]
 
 
 def test_hash_ignores_line_endings(tmp_path):
