@@ -15,6 +15,8 @@ settings. Times are measured in this one run on this machine, whatever else it i
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import statistics
 import sys
@@ -41,6 +43,12 @@ def render_seconds(panel) -> float:
 
 def bench_panel(name, builder, n_settings):
     """Return (kind, build seconds, update+redraw seconds, redraw-only seconds, errors)."""
+    # outside a kernel the panel's display() prints a repr per redraw: keep the table readable
+    with contextlib.redirect_stdout(io.StringIO()):
+        return _bench_panel(name, builder, n_settings)
+
+
+def _bench_panel(name, builder, n_settings):
     start = time.perf_counter()
     panel = builder()
     build = time.perf_counter() - start
