@@ -57,7 +57,7 @@ test-fast: $(STAMP) lint
 	$(PY) -m pytest tests -m "not browser and not wheel"
 
 # Builds the wheel, installs it into a fresh venv from the lock and runs notebooks 02 and 05
-# from a foreign folder (2-4 minutes; run by .ci/run after make test).
+# from a foreign folder (about 1 minute; run by .ci/run after make test).
 test-wheel: $(STAMP)
 	$(PY) -m pytest tests -m wheel
 

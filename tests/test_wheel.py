@@ -4,9 +4,9 @@ Builds ``bmlab`` as a wheel (not editable), installs it with its dependencies pi
 ``requirements.lock`` into a temporary venv, copies the notebooks outside the checkout and
 executes them there with that venv's kernel. They must run without error, load the recorded
 results shipped as package data, import bmlab from the venv, and leave nothing behind (in
-particular no ``figures/``). Wall time with pip's cache warm: about 4 minutes on 2 cores shared
-with other jobs (1 minute of CPU; wall: build 4 s, install 60 s, notebooks 02 14 s, 05 83 s), so it
-runs after ``make test`` rather than inside it: ``pytest tests -m wheel``.
+particular no ``figures/``). Wall time with pip's cache warm: about 1 minute on an idle 2-core
+machine (most of it installing the pins), so it runs after ``make test`` rather than inside it:
+``make test-wheel``.
 """
 
 from __future__ import annotations

@@ -31,6 +31,7 @@ LEARNING = ("tests/test_learning.py",)
 HIDDEN = ("tests/test_hidden.py",)
 VISIBLE = ("tests/test_visible.py",)
 DATA = ("tests/test_data.py", "tests/test_data_parity.py")
+AIS = ("tests/test_ais.py",)
 
 
 def _mutants(module, tests, *rows):
@@ -242,5 +243,17 @@ MUTANTS = [
          "rng.random(S.shape) < 2 * flip_prob"),
         ("data: noisy copies interleaved instead of grouped",
          "np.repeat(xi, n_copies, axis=0)", "np.tile(xi, (n_copies, 1))"),
+    ),
+    *_mutants("ais", AIS,
+        ("ais: reverse estimate on the wrong side", "log_z0 - log_r if reverse",
+         "log_z0 + log_r if reverse"),
+        ("ais: base forgets the hidden units' log 2", "nh * np.log(2.0)", "nh * np.log(1.0)"),
+        ("ais: hidden step at beta = 1 throughout", "expit(beta_new * X)", "expit(X)"),
+        ("ais: bias path uses a instead of a - a_base", "(beta_new - beta_old) * (V @ da)",
+         "(beta_new - beta_old) * (V @ rbm.a)"),
+        ("ais: standard error without the square root of n",
+         "np.std(w) / (np.sqrt(n) * np.mean(w))", "np.std(w) / np.mean(w)"),
+        ("ais: base samples ignore a_base", "rng.random((n, nv)) < expit(a0)",
+         "rng.random((n, nv)) < expit(rbm.a)"),
     ),
 ]
