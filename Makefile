@@ -79,7 +79,7 @@ benchmarks: $(STAMP)
 	$(PY) benchmarks/bench_widgets.py
 	$(PY) benchmarks/bench_browser_latency.py
 
-# Not part of `make test` (about 25 minutes on 2 busy cores): see CONTRIBUTING, "Mutation check".
+# Not part of `make test` (about 5 minutes on 2 idle cores): see CONTRIBUTING, "Mutation check".
 mutation: $(STAMP)
 	$(PY) tests/mutation/run.py
 

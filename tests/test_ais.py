@@ -88,3 +88,14 @@ def test_arguments_are_checked():
     with pytest.raises(ValueError, match="only 0 and 1"):
         ais_log_partition(rbm, n_betas=3, n_chains=2, rng=rng, reverse=True,
                           v=np.full((2, 24), 0.5))
+
+
+def test_forward_draws_its_start_from_the_base():
+    """One temperature, no weights: plain importance sampling from the base, unbiased only if
+    the starting samples really come from the base's biases (not the RBM's)."""
+    a, a0 = np.array([2.0, -2.0, 1.0, 0.0]), np.array([-1.0, 1.0, 0.0, 2.0])
+    rbm = RBM(np.zeros((4, 3)), a, np.zeros(3))
+    exact = np.logaddexp(0, a).sum() + 3 * np.log(2)
+    res = ais_log_partition(rbm, n_betas=1, n_chains=20000, rng=np.random.default_rng(7),
+                            a_base=a0)
+    assert abs(res.log_z - exact) < 4 * res.stderr
