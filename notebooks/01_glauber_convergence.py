@@ -260,8 +260,9 @@ print("reference agrees with bmlab (random-site matrix, 1e-12):",
       np.allclose(orders["random site"], bmlab.glauber_transition_matrix(J, beta=1.0), rtol=0, atol=1e-12))
 for name, To in orders.items():
     flow = p[:, None] * To  # p(s) T(s, s')
-    print(f"{name:>12}: Boltzmann law stationary, |pT - p| < 1e-12: {np.abs(p @ To - p).max() < 1e-12};"
-          f"  detailed balance (1e-12): {np.abs(flow - flow.T).max() < 1e-12}")
+    stationary, balanced = np.abs(p @ To - p).max() < 1e-12, np.abs(flow - flow.T).max() < 1e-12
+    print(f"{name:>12}: Boltzmann law {'stationary' if stationary else 'NOT stationary'} (1e-12),"
+          f" detailed balance {'holds' if balanced else 'fails'} (1e-12)")
 
 # %% [markdown]
 # At $\beta=\infty$ the synchronous rule is deterministic, $s\to\operatorname{sign}(Js)$, and on the

@@ -383,7 +383,7 @@ pr = restricted.init_params(rng=rng, scale=0.8, bias_scale=0.3)
 cond_g, cond_r = conditional(general, pg), conditional(restricted, pr)
 gap_g = np.abs(cond_g - product_of_marginals(cond_g)).max()
 gap_r = np.abs(cond_r - product_of_marginals(cond_r)).max()
-print(f"general:    max |p(h|v) - prod_j p(h_j|v)| = {gap_g:.3f}  (factorizes: {gap_g < 1e-12})")
+print(f"general:    max |p(h|v) - prod_j p(h_j|v)| = {gap_g:.3f}  ({'factorizes' if gap_g < 1e-12 else 'does not factorize'})")
 print(f"restricted: max |p(h|v) - prod_j p(h_j|v)| < 1e-12: {gap_r < 1e-12}")
 for n_h in (10, 30, 100):
     print(f"general machine, N_h = {n_h:3d}: 2^N_h = {2**n_h:.3g} hidden states per data point")

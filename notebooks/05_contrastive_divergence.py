@@ -828,7 +828,7 @@ for name, m in fits.items():
     best_beta[name] = opt.x
     print(f"{name:15s} at beta = 1: {m.mean_log_likelihood(V3):6.3f}; best beta {opt.x:.2f} "
           f"gives {-opt.fun:6.3f} (+{-opt.fun - m.mean_log_likelihood(V3):.3f} nats); "
-          f"beta = 1 within 0.05 of the best: {abs(opt.x - 1) < 0.05}")
+          f"the best beta is {'within' if abs(opt.x - 1) < 0.05 else 'more than'} 0.05 from 1")
 
 # %%
 temp_rng = np.random.default_rng(SEED)
