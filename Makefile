@@ -85,7 +85,7 @@ mutation: $(STAMP)
 
 present: $(STAMP)
 	@echo "Open http://127.0.0.1:$(PORT)/ and pick a dashboard (one per notebook)."
-	$(VENV)/bin/voila --no-browser --Voila.ip=127.0.0.1 --port=$(PORT) dashboards/
+	$(PY) -m bmlab.tools present --port=$(PORT) dashboards
 
 site: $(STAMP)
 	$(PY) docs/build_site.py site

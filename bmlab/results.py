@@ -22,12 +22,6 @@ from pathlib import Path
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
-def results_dir() -> Path:
-    """Where :func:`save_results` writes: ``bmlab/recorded`` (``$BMLAB_RESULTS`` overrides)."""
-    env = os.environ.get("BMLAB_RESULTS")
-    return Path(env) if env else PACKAGE_DIR / "recorded"
-
-
 def _strip_docstrings(tree: ast.AST) -> ast.AST:
     scopes = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
     for node in ast.walk(tree):
@@ -82,9 +76,10 @@ def code_hash(paths) -> str:
 def save_results(name: str, data: dict, *, params: dict, sources) -> Path:
     """Write ``bmlab/recorded/<name>.json`` stamped with :func:`code_hash` of ``sources``.
 
-    Run from a checkout (bmlab installed editable), so the file lands in the source tree.
+    Run from a checkout (bmlab installed editable), so the file lands in the source tree;
+    ``$BMLAB_RESULTS`` names another folder.
     """
-    out = results_dir()
+    out = Path(os.environ.get("BMLAB_RESULTS") or PACKAGE_DIR / "recorded")
     if "BMLAB_RESULTS" not in os.environ and not (PACKAGE_DIR.parent / "pyproject.toml").exists():
         raise RuntimeError(f"{PACKAGE_DIR} is not a source checkout; record from one "
                            "(`pip install -e .`) or set BMLAB_RESULTS")
@@ -92,10 +87,8 @@ def save_results(name: str, data: dict, *, params: dict, sources) -> Path:
     record = {
         "name": name,
         "recorded": _dt.date.today().isoformat(),
-        "machine": (
-            f"{platform.machine()}, {os.cpu_count()} cores, "
-            f"Python {platform.python_version()}"
-        ),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
+                   f"Python {platform.python_version()}",
         "sources": sources,
         "code_hash": code_hash(sources),
         "params": params,

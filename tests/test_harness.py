@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import queue
+import time
 from pathlib import Path
 
 import jupytext
 import pytest
 import yaml
+import zmq
+import zmq.asyncio
 
 from bmlab import results
-from bmlab.tools import environment_yml, read_lock
+from bmlab.tools import SlicedKernelClient, environment_yml, read_lock
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -144,3 +149,49 @@ def test_reference_cells_agree_with_bmlab(ipynb):
     checks = [line for line in lines if line.startswith("reference agrees with bmlab")]
     assert len(checks) >= (2 if ipynb.stem.startswith("05") else 1), "no reference cell"
     assert all(line.endswith(": True") for line in checks), checks
+
+
+class _MissedWakeUpSocket(zmq.asyncio.Socket):
+    """A socket whose reply has arrived but whose unbounded poll is never woken (the Voila
+    hang of ``make present``); a bounded poll sees the reply when its time is up."""
+
+    frames = None  # the reply that has arrived, if any
+
+    async def poll(self, timeout=None, flags=zmq.POLLIN):
+        if timeout is None:
+            await asyncio.Event().wait()  # the wake-up that never comes
+        await asyncio.sleep(timeout / 1000)
+        return 0 if self.frames is None else flags
+
+    async def recv_multipart(self, flags=0, copy=True, track=False):
+        return self.frames
+
+
+@pytest.mark.parametrize("sliced", [False, True], ids=["unbounded", "sliced"])
+def test_kernel_client_survives_a_missed_wake_up(sliced):
+    from jupyter_client.channels import AsyncZMQSocketChannel
+    from jupyter_client.session import Session
+
+    channel_class = SlicedKernelClient.shell_channel_class.default_value
+    assert SlicedKernelClient.iopub_channel_class.default_value is channel_class
+    session, context = Session(), zmq.asyncio.Context()
+    replied, silent = (_MissedWakeUpSocket(context, zmq.DEALER) for _ in range(2))
+    replied.frames = session.serialize(session.msg("execute_reply"))
+    channel = (channel_class if sliced else AsyncZMQSocketChannel)(replied, session)
+    start = time.monotonic()
+    try:
+        if not sliced:  # the stock channel waits for ever: what this client exists for
+            with pytest.raises(asyncio.TimeoutError):
+                asyncio.run(asyncio.wait_for(channel.get_msg(timeout=None), timeout=2))
+            return
+        msg = asyncio.run(asyncio.wait_for(channel.get_msg(timeout=None), timeout=2))
+        assert msg["msg_type"] == "execute_reply"
+        assert time.monotonic() - start < 1.5  # found at the end of its first 0.5 s slice
+        start = time.monotonic()
+        with pytest.raises(queue.Empty):  # a finite timeout still ends in Empty, on time
+            asyncio.run(channel_class(silent, session).get_msg(timeout=0.7))
+        assert 0.6 < time.monotonic() - start < 1.5
+    finally:
+        for socket in (replied, silent):
+            socket.close()
+        context.term()
