@@ -53,6 +53,7 @@ def main() -> None:
         "seed": SEED, "hidden": list(HIDDEN), "n_betas": N_BETAS, "n_chains": N_CHAINS,
         "gibbs_steps_reverse": GIBBS_STEPS, "train": "PCD-1, batch 10, lr 0.05, 3000 updates"},
         sources=["bmlab/ais.py", "bmlab/rbm.py", "bmlab/learning.py", "bmlab/data.py",
+                 "bmlab/exact.py", "bmlab/_parallel.py", "bmlab/_checks.py",
                  "benchmarks/record_ais_digits.py"])
 
 

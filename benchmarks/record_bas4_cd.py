@@ -77,8 +77,8 @@ def main(which: str = "cd") -> None:
               "seed": SEED, "init": "W ~ N(0, 0.01^2), a = data log-odds, b = 0",
               "pcd_chains": 32}
     name = "bas4_exact" if which == "exact" else "bas4_cd"
-    sources = ["bmlab/rbm.py", "bmlab/learning.py", "bmlab/data.py",
-               "benchmarks/record_bas4_cd.py"]
+    sources = ["bmlab/rbm.py", "bmlab/learning.py", "bmlab/data.py", "bmlab/exact.py",
+               "bmlab/_parallel.py", "bmlab/_checks.py", "benchmarks/record_bas4_cd.py"]
     if which == "exact":
         sources.append("benchmarks/record_bas4_exact.py")
     path = save_results(name, data, params=params, sources=sources)

@@ -22,6 +22,7 @@ SEED = 2
 N_BMLAB = list(range(10, 31))
 N_NAIVE = list(range(10, 21))
 SOURCES = [
+    "bmlab/_checks.py",
     "bmlab/_parallel.py",
     "bmlab/exact.py",
     "benchmarks/record_log_partition_timings.py",

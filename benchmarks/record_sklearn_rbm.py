@@ -132,8 +132,8 @@ def main():
     params = {"n_hidden": N_HIDDEN, "epochs": EPOCHS, "batch": BATCH, "lr": LR, "seeds": seeds,
               "n_train": N_TRAIN, "n_test": int(test_V.shape[0]), "repeats": REPEATS,
               "threshold": "pixel > 8 of 16", "algorithm": "PCD-1"}
-    sources = ["bmlab/rbm.py", "bmlab/learning.py", "bmlab/data.py",
-               "benchmarks/record_sklearn_rbm.py"]
+    sources = ["bmlab/rbm.py", "bmlab/learning.py", "bmlab/data.py", "bmlab/exact.py",
+               "bmlab/_parallel.py", "bmlab/_checks.py", "benchmarks/record_sklearn_rbm.py"]
     path = save_results("sklearn_rbm", {"identical": a, "equal_time": b, "table": table},
                         params=params, sources=sources)
     print(f"wrote {path}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import json
 import queue
@@ -119,6 +120,26 @@ def test_recorded_results_are_fresh(path):
         f"{path.name} was recorded with other code than {record['sources']}; "
         "re-run its script under benchmarks/ (make figures)"
     )
+
+
+def _bmlab_imports(rel: str) -> set[str]:
+    """The bmlab modules a bmlab source imports with ``from .x import`` (not the package)."""
+    tree = ast.parse((ROOT / rel).read_text())
+    return {f"bmlab/{node.module}.py" for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module}
+
+
+@pytest.mark.parametrize("path", RECORDED, ids=lambda p: p.stem)
+def test_recorded_results_list_every_module_they_depend_on(path):
+    """A record's sources hold every bmlab module its bmlab sources import, transitively, so
+    that a code change anywhere underneath makes the record stale."""
+    sources = set(json.loads(path.read_text())["sources"])
+    needed, todo = set(), [s for s in sources if s.startswith("bmlab/")]
+    while todo:
+        for dep in _bmlab_imports(todo.pop()) - needed:
+            needed.add(dep)
+            todo.append(dep)
+    assert needed <= sources, f"{path.name} lacks {sorted(needed - sources)} in its sources"
 
 
 @pytest.mark.parametrize("ipynb", NOTEBOOKS, ids=lambda p: p.stem)
