@@ -6,6 +6,8 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.bmlab-installed
 PORT   ?= 8888
+# make present has a port of its own, so that make lab can run beside it
+VOILA_PORT ?= 8866
 # nbval needs the inline backend: never let an exported Agg backend leak into notebook runs.
 unexport MPLBACKEND
 
@@ -84,8 +86,8 @@ mutation: $(STAMP)
 	$(PY) tests/mutation/run.py
 
 present: $(STAMP)
-	@echo "Open http://127.0.0.1:$(PORT)/ and pick a dashboard (one per notebook)."
-	$(PY) -m bmlab.tools present --port=$(PORT) dashboards
+	@echo "Open http://127.0.0.1:$(VOILA_PORT)/ and pick a dashboard (one per notebook)."
+	$(PY) -m bmlab.tools present --port=$(VOILA_PORT) dashboards
 
 site: $(STAMP)
 	$(PY) docs/build_site.py site

@@ -115,7 +115,7 @@ def main(argv=None) -> None:
     ex = sub.add_parser("execute", help="re-execute notebooks in place")
     ex.add_argument("paths", nargs="+")
     pr = sub.add_parser("present", help="serve Voila dashboards on 127.0.0.1 (make present)")
-    pr.add_argument("--port", type=int, default=8888)
+    pr.add_argument("--port", type=int, default=8866)
     pr.add_argument("directory", nargs="?", default="dashboards")
     sub.add_parser("env-yml", help="print environment.yml generated from requirements.lock")
     ah = sub.add_parser("answer-hash", help="print an exercise answer's hash for exercises.json")

@@ -205,4 +205,4 @@ def test_make_present_serves_dashboards():
     recipe = re.search(r"^present:.*\n((?:\t.*\n)+)", makefile, re.MULTILINE)
     assert recipe, "Makefile has no present target"
     # start_voila runs the same command, so what the tests check is what an instructor gets
-    assert "\t$(PY) -m bmlab.tools present --port=$(PORT) dashboards\n" in recipe.group(1)
+    assert "\t$(PY) -m bmlab.tools present --port=$(VOILA_PORT) dashboards\n" in recipe.group(1)
