@@ -50,7 +50,7 @@ class SlicedKernelClient(AsyncKernelClient):
     iopub_channel_class = Type(_SlicedChannel)
 
 
-_CLIENT = f"{__package__}.tools.SlicedKernelClient"
+_CLIENT = "bmlab.tools.SlicedKernelClient"  # as Voila and nbconvert import it
 
 
 def read_lock(path: Path = LOCK) -> dict[str, str]:
