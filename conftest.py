@@ -26,8 +26,14 @@ def pytest_configure(config):
 def _git_status() -> str | None:
     """``git status --porcelain`` of the checkout, or None outside a git checkout."""
     try:
-        out = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True,
-                             text=True, timeout=30, check=True)
+        out = subprocess.run(
+            ["git", "status", "--porcelain"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout
@@ -42,6 +48,8 @@ def pytest_sessionfinish(session, exitstatus):
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
         reporter.ensure_newline()
-        reporter.write_line("FAILED: the test run changed the checkout (git status): "
-                            + "; ".join(changed), red=True)
+        reporter.write_line(
+            "FAILED: the test run changed the checkout (git status): " + "; ".join(changed),
+            red=True,
+        )
     session.exitstatus = 1

@@ -26,12 +26,20 @@ def main() -> None:
         v = rbm.sample(N_CHAINS, n_steps=100, rng=rng)
         for reverse in (False, True):
             start = time.perf_counter()
-            ais_log_partition(rbm, n_betas=N_BETAS, n_chains=N_CHAINS, rng=rng, reverse=reverse,
-                              v=v if reverse else None)
+            ais_log_partition(
+                rbm,
+                n_betas=N_BETAS,
+                n_chains=N_CHAINS,
+                rng=rng,
+                reverse=reverse,
+                v=v if reverse else None,
+            )
             seconds = time.perf_counter() - start
             verdict = "met" if seconds <= TARGET_S else "MISSED"
-            print(f"{nh:6d} {'reverse' if reverse else 'forward':>9} {seconds:11.2f}  "
-                  f"<= {TARGET_S:.0f} s: {verdict}")
+            print(
+                f"{nh:6d} {'reverse' if reverse else 'forward':>9} {seconds:11.2f}  "
+                f"<= {TARGET_S:.0f} s: {verdict}"
+            )
 
 
 if __name__ == "__main__":

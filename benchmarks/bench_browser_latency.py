@@ -50,11 +50,25 @@ def scratch_notebook(names: list[str]) -> dict:
     cells = ["import bmlab\nfrom bmlab.widgets import ALL_PANELS\n\nbmlab.use_style()"]
     cells += [f'ALL_PANELS["{name}"]()' for name in names]
     return {
-        "cells": [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
-                   "source": src} for src in cells],
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (bmlab)",
-                                    "language": "python"}},
-        "nbformat": 4, "nbformat_minor": 5,
+        "cells": [
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "execution_count": None,
+                "outputs": [],
+                "source": src,
+            }
+            for src in cells
+        ],
+        "metadata": {
+            "kernelspec": {
+                "name": "python3",
+                "display_name": "Python 3 (bmlab)",
+                "language": "python",
+            }
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
     }
 
 
@@ -71,8 +85,11 @@ def measure_panel(page, panel, presses: int) -> list[float]:
         elif handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemin"):
             key = "ArrowRight"
         handle.press(key)
-        page.wait_for_function("([p, n]) => p.__images.length >= n",
-                               arg=[panel.element_handle(), i + 1], timeout=30_000)
+        page.wait_for_function(
+            "([p, n]) => p.__images.length >= n",
+            arg=[panel.element_handle(), i + 1],
+            timeout=30_000,
+        )
         page.wait_for_timeout(150)  # let the kernel go idle: one update at a time
     times = panel.evaluate("p => p.__images.map((t, i) => t - p.__presses[i])")
     return [t / 1000 for t in times]
@@ -96,16 +113,35 @@ def main(argv=None) -> int:
     (root / "latency.ipynb").write_text(json.dumps(scratch_notebook(names)))
     port = bs.free_port()
     server = bs.Server(
-        [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root",
-         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-         "--IdentityProvider.token=", "--ServerApp.password=", f"--ServerApp.root_dir={root}",
-         "--LabApp.expose_app_in_browser=True", "--LabApp.news_url=None"],
-        env=env, cwd=root, port=port, name="latency-lab",
+        [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "lab",
+            "--no-browser",
+            "--allow-root",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0",
+            "--IdentityProvider.token=",
+            "--ServerApp.password=",
+            f"--ServerApp.root_dir={root}",
+            "--LabApp.expose_app_in_browser=True",
+            "--LabApp.news_url=None",
+        ],
+        env=env,
+        cwd=root,
+        port=port,
+        name="latency-lab",
     )
-    print(f"bench_browser_latency: {len(names)} panel(s), {args.presses} presses each, "
-          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
-    print(f"slider key press -> new image in JupyterLab's DOM; target median <= "
-          f"{TARGET_MEDIAN * 1e3:.0f} ms\n")
+    print(
+        f"bench_browser_latency: {len(names)} panel(s), {args.presses} presses each, "
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}"
+    )
+    print(
+        f"slider key press -> new image in JupyterLab's DOM; target median <= "
+        f"{TARGET_MEDIAN * 1e3:.0f} ms\n"
+    )
     header = f"{'panel':<22} {'median':>7} {'worst':>7} {'n':>3}  verdict"
     print(header + "\n" + "-" * len(header))
     try:
@@ -118,13 +154,17 @@ def main(argv=None) -> int:
             page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
             panels = page.locator(PANEL)
             panels.nth(len(names) - 1).locator(":scope > .widget-output img").wait_for(
-                timeout=240_000)
+                timeout=240_000
+            )
             for i, name in enumerate(names):
                 times = measure_panel(page, panels.nth(i), args.presses)
                 median = statistics.median(times)
                 verdict = "ok" if median <= TARGET_MEDIAN else "MISSED target"
-                print(f"{name:<22} {median * 1e3:5.0f}ms {max(times) * 1e3:5.0f}ms "
-                      f"{len(times):>3}  {verdict}", flush=True)
+                print(
+                    f"{name:<22} {median * 1e3:5.0f}ms {max(times) * 1e3:5.0f}ms "
+                    f"{len(times):>3}  {verdict}",
+                    flush=True,
+                )
             browser.close()
     finally:
         server.stop()

@@ -16,13 +16,15 @@ TARGETS = {20: 0.05, 28: 4.0, 30: 15.0}
 
 
 def main() -> None:
-    naive_t, naive_z = time_log_partition([20], method="naive", rng=np.random.default_rng(0),
-                                          repeat=3)
+    naive_t, naive_z = time_log_partition(
+        [20], method="naive", rng=np.random.default_rng(0), repeat=3
+    )
     print(f"naive full-matrix enumeration, N=20: {naive_t[0]:.3g} s")
     print(f"{'N':>3} {'bmlab s':>9} {'x naive':>8}  target")
     for n in (20, 24, 28, 30):
-        t, z = time_log_partition([n], method="bmlab", rng=np.random.default_rng(0),
-                                  repeat=5 if n <= 24 else 1)
+        t, z = time_log_partition(
+            [n], method="bmlab", rng=np.random.default_rng(0), repeat=5 if n <= 24 else 1
+        )
         speedup = f"{naive_t[0] / t[0]:8.0f}" if n == 20 else " " * 8
         if n == 20:
             assert abs(z[0] - naive_z[0]) < 1e-9 * abs(naive_z[0]), "methods disagree"

@@ -79,22 +79,26 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     names = args.panels or sorted(ALL_PANELS)
-    print(f"bench_widgets: {len(names)} panel(s), {args.settings} settings per live panel, "
-          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
-    print(f"targets for live panels: median <= {TARGET_MEDIAN * 1e3:.0f} ms, "
-          f"worst <= {TARGET_WORST * 1e3:.0f} ms (update + PNG redraw, as panel.set times it);")
+    print(
+        f"bench_widgets: {len(names)} panel(s), {args.settings} settings per live panel, "
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}"
+    )
+    print(
+        f"targets for live panels: median <= {TARGET_MEDIAN * 1e3:.0f} ms, "
+        f"worst <= {TARGET_WORST * 1e3:.0f} ms (update + PNG redraw, as panel.set times it);"
+    )
     print("build: building the panel; PNG: median of rendering the figure alone\n")
-    header = (f"{'panel':<22} {'kind':<8} {'build':>7} {'median':>7} {'worst':>7} "
-              f"{'PNG':>7} {'n':>3}  verdict")
+    header = (
+        f"{'panel':<22} {'kind':<8} {'build':>7} {'median':>7} {'worst':>7} "
+        f"{'PNG':>7} {'n':>3}  verdict"
+    )
     print(header)
     print("-" * len(header))
     crashed = []
     missed = []
     for name in names:
         try:
-            kind, build, times, renders, errors = bench_panel(
-                name, ALL_PANELS[name], args.settings
-            )
+            kind, build, times, renders, errors = bench_panel(name, ALL_PANELS[name], args.settings)
         except Exception:
             crashed.append(name)
             print(f"{name:<22} CRASHED")
@@ -112,13 +116,17 @@ def main(argv=None) -> int:
             crashed.append(name)
             verdict += f"; {len(errors)} error(s), first: {errors[0]}"
         render = statistics.median(renders)
-        print(f"{name:<22} {kind:<8} {build * 1e3:5.0f}ms {median * 1e3:5.0f}ms "
-              f"{worst * 1e3:5.0f}ms {render * 1e3:5.0f}ms {len(times):>3}  {verdict}",
-              flush=True)
+        print(
+            f"{name:<22} {kind:<8} {build * 1e3:5.0f}ms {median * 1e3:5.0f}ms "
+            f"{worst * 1e3:5.0f}ms {render * 1e3:5.0f}ms {len(times):>3}  {verdict}",
+            flush=True,
+        )
     print()
     if missed:
-        print(f"missed the latency target: {', '.join(missed)} "
-              f"(load average now {os.getloadavg()[0]:.2f})")
+        print(
+            f"missed the latency target: {', '.join(missed)} "
+            f"(load average now {os.getloadavg()[0]:.2f})"
+        )
     if crashed:
         print(f"CRASHED: {', '.join(crashed)}")
         return 1

@@ -35,26 +35,49 @@ def main() -> None:
     rows = {}
     for nh in HIDDEN:
         init = RBM.random(64, nh, rng=rng, data=train_D)
-        model = RBM.from_params(train(init.params, PCDGradient(train_D, 1, batch_size=10),
-                                      n_steps=3000, lr=0.05, rng=rng).params)
-        fwd = ais_log_partition(model, n_betas=N_BETAS, n_chains=N_CHAINS, rng=rng,
-                                a_base=init.a)
+        model = RBM.from_params(
+            train(
+                init.params, PCDGradient(train_D, 1, batch_size=10), n_steps=3000, lr=0.05, rng=rng
+            ).params
+        )
+        fwd = ais_log_partition(model, n_betas=N_BETAS, n_chains=N_CHAINS, rng=rng, a_base=init.a)
         v = model.gibbs(train_D[rng.integers(0, len(train_D), N_CHAINS)], GIBBS_STEPS, rng=rng)
-        rev = ais_log_partition(model, n_betas=N_BETAS, n_chains=N_CHAINS, rng=rng,
-                                reverse=True, v=v, a_base=init.a)
-        row = {"log_z_ais": fwd.log_z, "stderr_ais": fwd.stderr,
-               "log_z_reverse": rev.log_z, "stderr_reverse": rev.stderr,
-               "log_z_exact": model.log_partition() if nh <= 20 else None}
+        rev = ais_log_partition(
+            model, n_betas=N_BETAS, n_chains=N_CHAINS, rng=rng, reverse=True, v=v, a_base=init.a
+        )
+        row = {
+            "log_z_ais": fwd.log_z,
+            "stderr_ais": fwd.stderr,
+            "log_z_reverse": rev.log_z,
+            "stderr_reverse": rev.stderr,
+            "log_z_exact": model.log_partition() if nh <= 20 else None,
+        }
         for name, D in (("train", train_D), ("test", test_D)):
             row[f"mean_neg_free_energy_{name}"] = float(-np.mean(model.free_energy(D)))
         rows[str(nh)] = row
         print(nh, {k: None if v is None else round(v, 3) for k, v in row.items()}, flush=True)
-    save_results("ais_digits", {"hidden": rows}, params={
-        "seed": SEED, "hidden": list(HIDDEN), "n_betas": N_BETAS, "n_chains": N_CHAINS,
-        "gibbs_steps_reverse": GIBBS_STEPS, "train": "PCD-1, batch 10, lr 0.05, 3000 updates"},
-        sources=["bmlab/ais.py", "bmlab/rbm.py", "bmlab/learning.py", "bmlab/data.py",
-                 "bmlab/exact.py", "bmlab/_parallel.py", "bmlab/_checks.py",
-                 "benchmarks/record_ais_digits.py"])
+    save_results(
+        "ais_digits",
+        {"hidden": rows},
+        params={
+            "seed": SEED,
+            "hidden": list(HIDDEN),
+            "n_betas": N_BETAS,
+            "n_chains": N_CHAINS,
+            "gibbs_steps_reverse": GIBBS_STEPS,
+            "train": "PCD-1, batch 10, lr 0.05, 3000 updates",
+        },
+        sources=[
+            "bmlab/ais.py",
+            "bmlab/rbm.py",
+            "bmlab/learning.py",
+            "bmlab/data.py",
+            "bmlab/exact.py",
+            "bmlab/_parallel.py",
+            "bmlab/_checks.py",
+            "benchmarks/record_ais_digits.py",
+        ],
+    )
 
 
 if __name__ == "__main__":

@@ -43,23 +43,40 @@ EXACT = {"exact gradient": ("exact", 1, LR, 0.0)}
 def run(name, algorithm, k, lr, weight_decay, V):
     rng = np.random.default_rng(SEED)
     rbm = RBM.random(V.shape[1], N_HIDDEN, rng=rng, data=V)
-    gradient = {"cd": lambda: CDGradient(V, k), "pcd": lambda: PCDGradient(V, k),
-                "exact": lambda: ExactRBMGradient(V)}[algorithm]()
+    gradient = {
+        "cd": lambda: CDGradient(V, k),
+        "pcd": lambda: PCDGradient(V, k),
+        "exact": lambda: ExactRBMGradient(V),
+    }[algorithm]()
     metrics = {
         "log_likelihood": lambda p: RBM.from_params(p).mean_log_likelihood(V),
         "reconstruction_error": lambda p: RBM.from_params(p).reconstruction_error(V),
         "top_singular_value": lambda p: float(np.linalg.svd(p["W"], compute_uv=False)[0]),
     }
     start = time.perf_counter()
-    res = train(rbm.params, gradient, n_steps=N_STEPS, lr=lr, weight_decay=weight_decay,
-                metrics=metrics, record_every=RECORD_EVERY,
-                rng=None if algorithm == "exact" else rng, progress=name)
+    res = train(
+        rbm.params,
+        gradient,
+        n_steps=N_STEPS,
+        lr=lr,
+        weight_decay=weight_decay,
+        metrics=metrics,
+        record_every=RECORD_EVERY,
+        rng=None if algorithm == "exact" else rng,
+        progress=name,
+    )
     h = res.history
     ll = h["log_likelihood"]
-    print(f"{name:26s} peak {ll.max():.3f} at {h['step'][ll.argmax()]:6d}, "
-          f"final {ll[-1]:.3f}  ({time.perf_counter() - start:.0f} s)", flush=True)
+    print(
+        f"{name:26s} peak {ll.max():.3f} at {h['step'][ll.argmax()]:6d}, "
+        f"final {ll[-1]:.3f}  ({time.perf_counter() - start:.0f} s)",
+        flush=True,
+    )
     return {
-        "algorithm": algorithm, "k": k, "lr": lr, "weight_decay": weight_decay,
+        "algorithm": algorithm,
+        "k": k,
+        "lr": lr,
+        "weight_decay": weight_decay,
         "step": h["step"].tolist(),
         "log_likelihood": np.round(ll, 5).tolist(),
         "reconstruction_error": np.round(h["reconstruction_error"], 6).tolist(),
@@ -70,15 +87,32 @@ def run(name, algorithm, k, lr, weight_decay, V):
 def main(which: str = "cd") -> None:
     V = bars_and_stripes(4)
     runs = EXACT if which == "exact" else RUNS
-    data = {"optimum": round(max_log_likelihood(V), 5),
-            "runs": {name: run(name, *spec, V) for name, spec in runs.items()}}
-    params = {"n": 4, "n_visible": 16, "n_hidden": N_HIDDEN, "n_steps": N_STEPS,
-              "record_every": RECORD_EVERY, "batch": "full (32 rows)", "momentum": 0.0,
-              "seed": SEED, "init": "W ~ N(0, 0.01^2), a = data log-odds, b = 0",
-              "pcd_chains": 32}
+    data = {
+        "optimum": round(max_log_likelihood(V), 5),
+        "runs": {name: run(name, *spec, V) for name, spec in runs.items()},
+    }
+    params = {
+        "n": 4,
+        "n_visible": 16,
+        "n_hidden": N_HIDDEN,
+        "n_steps": N_STEPS,
+        "record_every": RECORD_EVERY,
+        "batch": "full (32 rows)",
+        "momentum": 0.0,
+        "seed": SEED,
+        "init": "W ~ N(0, 0.01^2), a = data log-odds, b = 0",
+        "pcd_chains": 32,
+    }
     name = "bas4_exact" if which == "exact" else "bas4_cd"
-    sources = ["bmlab/rbm.py", "bmlab/learning.py", "bmlab/data.py", "bmlab/exact.py",
-               "bmlab/_parallel.py", "bmlab/_checks.py", "benchmarks/record_bas4_cd.py"]
+    sources = [
+        "bmlab/rbm.py",
+        "bmlab/learning.py",
+        "bmlab/data.py",
+        "bmlab/exact.py",
+        "bmlab/_parallel.py",
+        "bmlab/_checks.py",
+        "benchmarks/record_bas4_cd.py",
+    ]
     if which == "exact":
         sources.append("benchmarks/record_bas4_exact.py")
     path = save_results(name, data, params=params, sources=sources)

@@ -44,8 +44,9 @@ def split():
 
 
 def fit_sklearn(V, epochs, seed):
-    model = BernoulliRBM(n_components=N_HIDDEN, learning_rate=LR, batch_size=BATCH,
-                         n_iter=epochs, random_state=seed)
+    model = BernoulliRBM(
+        n_components=N_HIDDEN, learning_rate=LR, batch_size=BATCH, n_iter=epochs, random_state=seed
+    )
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -61,8 +62,15 @@ def fit_bmlab(V, epochs, seed, *, lr=LR, momentum=0.0, log_odds=False):
     n_steps = epochs * (V.shape[0] // BATCH)
     start = time.perf_counter()
     # no progress bar: sklearn (verbose=0) draws none either, so both sides time the same work
-    res = train(rbm.params, gradient, n_steps=n_steps, lr=lr, momentum=momentum, rng=rng,
-                record_every=n_steps)
+    res = train(
+        rbm.params,
+        gradient,
+        n_steps=n_steps,
+        lr=lr,
+        momentum=momentum,
+        rng=rng,
+        record_every=n_steps,
+    )
     elapsed = time.perf_counter() - start
     return RBM.from_params(res.params), elapsed
 
@@ -71,9 +79,12 @@ def scores(models, train_V, test_V):
     """Exact mean log-likelihoods averaged over ``models`` (one per seed), with the spread."""
     tr = [m.mean_log_likelihood(train_V) for m in models]
     te = [m.mean_log_likelihood(test_V) for m in models]
-    return {"train_ll": round(float(np.mean(tr)), 2), "test_ll": round(float(np.mean(te)), 2),
-            "test_ll_sd": round(float(np.std(te, ddof=1)), 2),
-            "test_ll_per_seed": [round(float(x), 2) for x in te]}
+    return {
+        "train_ll": round(float(np.mean(tr)), 2),
+        "test_ll": round(float(np.mean(te)), 2),
+        "test_ll_sd": round(float(np.std(te, ddof=1)), 2),
+        "test_ll_per_seed": [round(float(x), 2) for x in te],
+    }
 
 
 def main():
@@ -88,13 +99,17 @@ def main():
         t_bm.append(tb / EPOCHS)
         sk_models.append(sk_model)
         bm_models.append(bm_model)
-        print(f"seed {seed}: sklearn {1e3 * ts / EPOCHS:.1f} ms/epoch, "
-              f"bmlab {1e3 * tb / EPOCHS:.1f} ms/epoch", flush=True)
+        print(
+            f"seed {seed}: sklearn {1e3 * ts / EPOCHS:.1f} ms/epoch, "
+            f"bmlab {1e3 * tb / EPOCHS:.1f} ms/epoch",
+            flush=True,
+        )
     a = {
-        "sklearn": {"ms_per_epoch": round(1e3 * min(t_sk), 2),
-                    **scores(sk_models, train_V, test_V)},
-        "bmlab": {"ms_per_epoch": round(1e3 * min(t_bm), 2),
-                  **scores(bm_models, train_V, test_V)},
+        "sklearn": {
+            "ms_per_epoch": round(1e3 * min(t_sk), 2),
+            **scores(sk_models, train_V, test_V),
+        },
+        "bmlab": {"ms_per_epoch": round(1e3 * min(t_bm), 2), **scores(bm_models, train_V, test_V)},
     }
     a["speedup_bmlab_over_sklearn"] = round(min(t_sk) / min(t_bm), 2)
     a["load_average"] = [round(x, 2) for x in os.getloadavg()]  # 1, 5, 15 min, after timing
@@ -102,20 +117,29 @@ def main():
     budget = min(t_sk) * EPOCHS
     bm_epochs = max(1, int(budget / min(t_bm)))
     sk_models = [fit_sklearn(train_V, EPOCHS, seed)[0] for seed in seeds]
-    bm_models = [fit_bmlab(train_V, bm_epochs, seed, lr=0.05, momentum=0.5, log_odds=True)[0]
-                 for seed in seeds]
+    bm_models = [
+        fit_bmlab(train_V, bm_epochs, seed, lr=0.05, momentum=0.5, log_odds=True)[0]
+        for seed in seeds
+    ]
     b = {
         "budget_s": round(budget, 2),
-        "sklearn": {"epochs": EPOCHS, **scores(sk_models, train_V, test_V),
-                    "settings": "defaults: PCD-1, batch 10, rate 0.1, zero biases"},
-        "bmlab": {"epochs": bm_epochs, **scores(bm_models, train_V, test_V),
-                  "settings": "PCD-1, batch 10, rate 0.05, momentum 0.5, a = data log-odds"},
+        "sklearn": {
+            "epochs": EPOCHS,
+            **scores(sk_models, train_V, test_V),
+            "settings": "defaults: PCD-1, batch 10, rate 0.1, zero biases",
+        },
+        "bmlab": {
+            "epochs": bm_epochs,
+            **scores(bm_models, train_V, test_V),
+            "settings": "PCD-1, batch 10, rate 0.05, momentum 0.5, a = data log-odds",
+        },
     }
 
     def row(part, label, lib, size):
         r = part[lib]
-        return (f"| {label} | {lib} | {size} | {r['train_ll']} | "
-                f"{r['test_ll']} ± {r['test_ll_sd']} |")
+        return (
+            f"| {label} | {lib} | {size} | {r['train_ll']} | {r['test_ll']} ± {r['test_ll_sd']} |"
+        )
 
     table = [
         f"| comparison | library | ms/epoch or epochs | train LL | held-out LL (± sd over "
@@ -127,15 +151,37 @@ def main():
         row(b, f"(b) equal time {b['budget_s']} s", "bmlab", f"{bm_epochs} epochs"),
     ]
     print("\n".join(table))
-    print(f"bmlab speed-up per epoch (same run): {a['speedup_bmlab_over_sklearn']}x "
-          f"(load average {a['load_average']})")
-    params = {"n_hidden": N_HIDDEN, "epochs": EPOCHS, "batch": BATCH, "lr": LR, "seeds": seeds,
-              "n_train": N_TRAIN, "n_test": int(test_V.shape[0]), "repeats": REPEATS,
-              "threshold": "pixel > 8 of 16", "algorithm": "PCD-1"}
-    sources = ["bmlab/rbm.py", "bmlab/learning.py", "bmlab/data.py", "bmlab/exact.py",
-               "bmlab/_parallel.py", "bmlab/_checks.py", "benchmarks/record_sklearn_rbm.py"]
-    path = save_results("sklearn_rbm", {"identical": a, "equal_time": b, "table": table},
-                        params=params, sources=sources)
+    print(
+        f"bmlab speed-up per epoch (same run): {a['speedup_bmlab_over_sklearn']}x "
+        f"(load average {a['load_average']})"
+    )
+    params = {
+        "n_hidden": N_HIDDEN,
+        "epochs": EPOCHS,
+        "batch": BATCH,
+        "lr": LR,
+        "seeds": seeds,
+        "n_train": N_TRAIN,
+        "n_test": int(test_V.shape[0]),
+        "repeats": REPEATS,
+        "threshold": "pixel > 8 of 16",
+        "algorithm": "PCD-1",
+    }
+    sources = [
+        "bmlab/rbm.py",
+        "bmlab/learning.py",
+        "bmlab/data.py",
+        "bmlab/exact.py",
+        "bmlab/_parallel.py",
+        "bmlab/_checks.py",
+        "benchmarks/record_sklearn_rbm.py",
+    ]
+    path = save_results(
+        "sklearn_rbm",
+        {"identical": a, "equal_time": b, "table": table},
+        params=params,
+        sources=sources,
+    )
     print(f"wrote {path}")
 
 

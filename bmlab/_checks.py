@@ -143,8 +143,9 @@ def check_in_range(value, name: str, lo: float, hi: float, *, integer: bool = Fa
     """Validate a number (an integer if ``integer``) in ``[lo, hi]``; returns int or float."""
     kinds = numbers.Integral if integer else numbers.Real
     if isinstance(value, bool) or not isinstance(value, kinds):
-        raise TypeError(f"{name} must be {'an integer' if integer else 'a number'}, "
-                        f"got {type(value).__name__}")
+        raise TypeError(
+            f"{name} must be {'an integer' if integer else 'a number'}, got {type(value).__name__}"
+        )
     if not lo <= value <= hi:
         raise ValueError(f"{name} must be between {lo} and {hi}, got {value}")
     return int(value) if integer else float(value)

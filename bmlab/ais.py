@@ -27,8 +27,9 @@ class _AISResult(NamedTuple):
     log_w: np.ndarray  # the chains' log importance weights, shape (n_chains,)
 
 
-def ais_log_partition(rbm, *, n_betas: int, n_chains: int, rng, reverse: bool = False,
-                      a_base=None, v=None):
+def ais_log_partition(
+    rbm, *, n_betas: int, n_chains: int, rng, reverse: bool = False, a_base=None, v=None
+):
     """Estimate log Z of ``rbm`` by AIS with ``n_betas`` equally spaced temperatures.
 
     Parameters
@@ -72,8 +73,11 @@ def ais_log_partition(rbm, *, n_betas: int, n_chains: int, rng, reverse: bool = 
     path, log_w = (betas[::-1] if reverse else betas), np.zeros(n)
     for beta_old, beta_new in itertools.pairwise(path):  # weight at v, then a step at beta_new
         X = V @ W + b
-        log_w += (beta_new - beta_old) * (V @ da) + _softplus_sum(beta_new * X) \
+        log_w += (
+            (beta_new - beta_old) * (V @ da)
+            + _softplus_sum(beta_new * X)
             - _softplus_sum(beta_old * X)
+        )
         if beta_new not in (0.0, 1.0):  # no transition needed at the path's end
             H = rng.random((n, nh)) < expit(beta_new * X)
             V = (rng.random((n, nv)) < expit(a0 + beta_new * (da + H @ W.T))).astype(float)

@@ -64,8 +64,16 @@ def binarized_digits() -> np.ndarray:
 
 
 #: 3x3 glyphs of :func:`letters_3x3` ("#" = ink = +1), row-major.
-_LETTERS = {"T": "###.#..#.", "L": "#..#..###", "X": "#.#.#.#.#", "O": "####.####",
-            "+": ".#.###.#.", "H": "#.#####.#", "U": "#.##.####", "C": "####..###"}
+_LETTERS = {
+    "T": "###.#..#.",
+    "L": "#..#..###",
+    "X": "#.#.#.#.#",
+    "O": "####.####",
+    "+": ".#.###.#.",
+    "H": "#.#####.#",
+    "U": "#.##.####",
+    "C": "####..###",
+}
 
 
 def letters_3x3(names: str = "TLXO") -> np.ndarray:
@@ -74,8 +82,9 @@ def letters_3x3(names: str = "TLXO") -> np.ndarray:
     if not isinstance(names, str) or not names:
         raise TypeError(f"names must be a non-empty string of letters, got {names!r}")
     if any(c not in _LETTERS for c in names) or len(set(names)) != len(names):
-        raise ValueError(f"names must be distinct letters from {''.join(_LETTERS)!r}, "
-                         f"got {names!r}")
+        raise ValueError(
+            f"names must be distinct letters from {''.join(_LETTERS)!r}, got {names!r}"
+        )
     return np.array([[1.0 if ch == "#" else -1.0 for ch in _LETTERS[c]] for c in names])
 
 

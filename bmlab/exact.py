@@ -52,7 +52,7 @@ def codes_to_states(codes, n: int) -> np.ndarray:
     """
     codes = np.asarray(codes, dtype=np.int64)
     bits = (codes[:, None] >> np.arange(n, dtype=np.int64)) & 1
-    return (2.0 * bits - 1.0)
+    return 2.0 * bits - 1.0
 
 
 def state_codes(S) -> np.ndarray:
@@ -146,9 +146,7 @@ def log_partition(J, theta=None, beta=1.0) -> float:
     float
         log Z. Stable for large couplings (no overflow).
     """
-    J = check_couplings(
-        J, n_max=N_MAX_LOGZ, why=" (2**N terms; N = 32 already takes minutes)"
-    )
+    J = check_couplings(J, n_max=N_MAX_LOGZ, why=" (2**N terms; N = 32 already takes minutes)")
     n = J.shape[0]
     theta = check_theta(theta, n)
     beta = check_beta(beta)

@@ -191,8 +191,17 @@ def glauber_sample(
 
 
 def glauber_run(
-    J, theta=None, *, beta=1.0, n_chains=1, n_sweeps=1, init=None, order="random",
-    record_every=1, record_unit="update", rng,
+    J,
+    theta=None,
+    *,
+    beta=1.0,
+    n_chains=1,
+    n_sweeps=1,
+    init=None,
+    order="random",
+    record_every=1,
+    record_unit="update",
+    rng,
 ) -> GlauberRun:
     """Heat-bath chains with the states recorded along the way.
 
@@ -267,8 +276,9 @@ def parallel_tempering(J, theta=None, *, betas, n_sweeps, rng, n_chains=1) -> Te
     """
     betas = check_betas(betas)
     K, C = betas.size, check_positive_int(n_chains, "n_chains", maximum=10**7)
-    J, theta, _, n_sweeps, _, rng, S = _prepare(J, theta, 1.0, K * C, n_sweeps, "random",
-                                                "sequential", rng)
+    J, theta, _, n_sweeps, _, rng, S = _prepare(
+        J, theta, 1.0, K * C, n_sweeps, "random", "sequential", rng
+    )
     cols, beta_cols = np.arange(K * C).reshape(K, C), np.repeat(betas, C)
     states, accepted = np.empty((n_sweeps, C, J.shape[0]), np.int8), np.zeros(K - 1)
     for t in range(n_sweeps):
@@ -276,7 +286,8 @@ def parallel_tempering(J, theta=None, *, betas, n_sweeps, rng, n_chains=1) -> Te
         for k in (np.arange(0, K - 1, 2), np.arange(1, K - 1, 2)):
             E = _energy(S.T, J, theta)[cols]  # (K, C)
             swap = rng.random((k.size, C)) < _swap_probability(
-                betas[k, None], betas[k + 1, None], E[k], E[k + 1])
+                betas[k, None], betas[k + 1, None], E[k], E[k + 1]
+            )
             both = np.concatenate([cols[k][swap], cols[k + 1][swap]])
             S[:, both] = S[:, np.roll(both, both.size // 2)]  # exchange the pairs' columns
             accepted[k] += swap.sum(axis=1)

@@ -53,18 +53,30 @@ class HiddenMachine:
         Which biases ``theta_a`` exist.
     """
 
-    def __init__(self, n_visible: int, n_hidden: int, *, restricted: bool = False,
-                 visible_bias: bool = True, hidden_bias: bool = True):
+    def __init__(
+        self,
+        n_visible: int,
+        n_hidden: int,
+        *,
+        restricted: bool = False,
+        visible_bias: bool = True,
+        hidden_bias: bool = True,
+    ):
         n_visible = check_positive_int(n_visible, "n_visible")
         if isinstance(n_hidden, bool) or not isinstance(n_hidden, numbers.Integral):
             raise TypeError(f"n_hidden must be an integer, got {type(n_hidden).__name__}")
         if n_hidden < 0:
             raise ValueError(f"n_hidden must be >= 0, got {n_hidden}")
         if n_visible + n_hidden > _N_MAX_JOINT:
-            raise ValueError(f"n_visible + n_hidden = {n_visible + n_hidden} is too large: at most "
-                             f"{_N_MAX_JOINT} units, because every sum runs over all 2**N states")
-        for name, flag in (("restricted", restricted), ("visible_bias", visible_bias),
-                           ("hidden_bias", hidden_bias)):
+            raise ValueError(
+                f"n_visible + n_hidden = {n_visible + n_hidden} is too large: at most "
+                f"{_N_MAX_JOINT} units, because every sum runs over all 2**N states"
+            )
+        for name, flag in (
+            ("restricted", restricted),
+            ("visible_bias", visible_bias),
+            ("hidden_bias", hidden_bias),
+        ):
             if not isinstance(flag, (bool, np.bool_)):
                 raise TypeError(f"{name} must be True or False, got {type(flag).__name__}")
         self.n_visible, self.n_hidden = n_visible, n_hidden
@@ -84,8 +96,10 @@ class HiddenMachine:
         rng = check_rng(rng)
         n = self.n_units
         A = np.triu(rng.normal(scale=scale, size=(n, n)), 1)
-        return {"J": (A + A.T) * self.mask,
-                "theta": rng.normal(scale=bias_scale, size=n) * self.bias_mask}
+        return {
+            "J": (A + A.T) * self.mask,
+            "theta": rng.normal(scale=bias_scale, size=n) * self.bias_mask,
+        }
 
     def check_params(self, params) -> tuple[np.ndarray, np.ndarray]:
         """Validate a parameter dict and return ``(J, theta)`` as float arrays.
@@ -97,14 +111,20 @@ class HiddenMachine:
         if not isinstance(params, Mapping) or not {"J", "theta"} <= set(params):
             raise TypeError("params must be a dict with keys 'J' and 'theta'")
         n = self.n_units
-        J, theta = check_finite(params["J"], "params['J']"), check_finite(params["theta"],
-                                                                          "params['theta']")
+        J, theta = (
+            check_finite(params["J"], "params['J']"),
+            check_finite(params["theta"], "params['theta']"),
+        )
         if J.shape != (n, n) or theta.shape != (n,):
-            raise ValueError(f"params must have shapes J ({n}, {n}) and theta ({n},), "
-                             f"got {J.shape} and {theta.shape}")
+            raise ValueError(
+                f"params must have shapes J ({n}, {n}) and theta ({n},), "
+                f"got {J.shape} and {theta.shape}"
+            )
         if np.any(J[~self.mask & ~np.eye(n, dtype=bool)] != 0):
-            raise ValueError("params['J'] has a coupling the mask forbids (a restricted machine "
-                             "has no visible-visible or hidden-hidden couplings)")
+            raise ValueError(
+                "params['J'] has a coupling the mask forbids (a restricted machine "
+                "has no visible-visible or hidden-hidden couplings)"
+            )
         if np.any(theta[~self.bias_mask] != 0):
             raise ValueError("params['theta'] must be zero where the bias is disabled")
         return J, theta
@@ -112,8 +132,10 @@ class HiddenMachine:
     def _check_data(self, data) -> np.ndarray:
         """p_data(v) over all visible states, from ±1 rows of shape (D, n_visible)."""
         if np.ndim(data) != 2 or np.shape(data)[1] != self.n_visible:
-            raise ValueError(f"data must have shape (D, {self.n_visible}), one ±1 string per "
-                             f"row, got {np.shape(data)}")
+            raise ValueError(
+                f"data must have shape (D, {self.n_visible}), one ±1 string per "
+                f"row, got {np.shape(data)}"
+            )
         return empirical_distribution(data)
 
     def _joint(self, J: np.ndarray, theta: np.ndarray) -> np.ndarray:

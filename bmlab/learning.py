@@ -77,26 +77,45 @@ def _within(params: dict, max_abs: float) -> bool:
 def _checked(params, gradient, rng, lr, momentum, weight_decay, max_abs):
     """Validate :func:`train`'s arguments; return float copies of ``params``, lr, momentum
     and weight_decay."""
-    lr, momentum, weight_decay = (float(check_finite(x, name)) for x, name in (
-        (lr, "lr"), (momentum, "momentum"), (weight_decay, "weight_decay")))
+    lr, momentum, weight_decay = (
+        float(check_finite(x, name))
+        for x, name in ((lr, "lr"), (momentum, "momentum"), (weight_decay, "weight_decay"))
+    )
     if lr <= 0 or not 0 <= momentum < 1 or weight_decay < 0 or not max_abs > 0:
-        raise ValueError("need lr > 0, 0 <= momentum < 1, weight_decay >= 0 and max_abs > 0; "
-                         f"got {lr}, {momentum}, {weight_decay}, {max_abs}")
+        raise ValueError(
+            "need lr > 0, 0 <= momentum < 1, weight_decay >= 0 and max_abs > 0; "
+            f"got {lr}, {momentum}, {weight_decay}, {max_abs}"
+        )
     if not isinstance(params, Mapping):
         raise TypeError(f"params must be a dict of arrays, got {type(params).__name__}")
     if not callable(gradient):
         raise TypeError(f"gradient must be callable, got {type(gradient).__name__}")
     if rng is not None:
         check_rng(rng)
-    return ({k: np.array(check_finite(v, f"params[{k!r}]"), dtype=float)
-             for k, v in params.items()}, lr, momentum, weight_decay)
+    return (
+        {k: np.array(check_finite(v, f"params[{k!r}]"), dtype=float) for k, v in params.items()},
+        lr,
+        momentum,
+        weight_decay,
+    )
 
 
-def train(params: Mapping[str, np.ndarray], gradient: Callable, *, n_steps: int,
-          lr: float = 0.1, momentum: float = 0.0, weight_decay: float = 0.0,
-          rng: np.random.Generator | None = None, metrics: Mapping[str, Callable] | None = None,
-          record_every: int = 1, callback: Callable | None = None, max_abs: float = math.inf,
-          on_diverge: str = "raise", progress: bool | str = False) -> TrainResult:
+def train(
+    params: Mapping[str, np.ndarray],
+    gradient: Callable,
+    *,
+    n_steps: int,
+    lr: float = 0.1,
+    momentum: float = 0.0,
+    weight_decay: float = 0.0,
+    rng: np.random.Generator | None = None,
+    metrics: Mapping[str, Callable] | None = None,
+    record_every: int = 1,
+    callback: Callable | None = None,
+    max_abs: float = math.inf,
+    on_diverge: str = "raise",
+    progress: bool | str = False,
+) -> TrainResult:
     """``n_steps`` updates of gradient ascent with classical momentum and weight decay.
 
     Parameters
@@ -122,8 +141,9 @@ def train(params: Mapping[str, np.ndarray], gradient: Callable, *, n_steps: int,
     n_steps = check_positive_int(n_steps, "n_steps")
     record_every = check_positive_int(record_every, "record_every")
     on_diverge = check_choice(on_diverge, "on_diverge", ("raise", "stop"))
-    params, lr, momentum, weight_decay = _checked(params, gradient, rng, lr, momentum,
-                                                  weight_decay, max_abs)
+    params, lr, momentum, weight_decay = _checked(
+        params, gradient, rng, lr, momentum, weight_decay, max_abs
+    )
     metrics = dict(metrics or {})
     velocity = {k: np.zeros_like(v) for k, v in params.items()}
     history = History()
@@ -151,8 +171,9 @@ def train(params: Mapping[str, np.ndarray], gradient: Callable, *, n_steps: int,
             new = {k: p + (velocity[k] if momentum else lr * g[k]) for k, p in params.items()}
             if not _within(new, max_abs):
                 if on_diverge == "raise":
-                    raise FloatingPointError(f"parameters diverged at update {step + 1}; "
-                                             f"lower lr (now {lr})")
+                    raise FloatingPointError(
+                        f"parameters diverged at update {step + 1}; lower lr (now {lr})"
+                    )
                 stop_reason = "diverged"
                 break
             params, n_updates, g = new, n_updates + 1, None

@@ -37,7 +37,11 @@ class TrainingProgress:
 
     def __init__(self, description: str = "training"):
         self.bar = widgets.IntProgress(
-            value=0, min=0, max=1, description=description, bar_style="info",
+            value=0,
+            min=0,
+            max=1,
+            description=description,
+            bar_style="info",
             style={"description_width": "initial"},
         )
         self._every = 1
@@ -113,8 +117,13 @@ class Panel:
                 control.observe(self._on_change, names="value")
         bar = [] if self.progress is None else [self.progress]
         self.widget = widgets.VBox(
-            [*header, widgets.HBox(boxes, layout=widgets.Layout(flex_flow="row wrap")),
-             self.output, *bar, self.status]
+            [
+                *header,
+                widgets.HBox(boxes, layout=widgets.Layout(flex_flow="row wrap")),
+                self.output,
+                *bar,
+                self.status,
+            ]
         )
         self.widget.add_class("bmlab-panel")  # a stable hook for the browser tests
 

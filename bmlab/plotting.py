@@ -132,8 +132,9 @@ def save_figure(fig, name: str, formats=("png", "svg")) -> list[Path]:
     return paths
 
 
-def draw_network(ax, n_visible: int, n_hidden: int, *, restricted: bool = False,
-                 title: str | None = None) -> dict:
+def draw_network(
+    ax, n_visible: int, n_hidden: int, *, restricted: bool = False, title: str | None = None
+) -> dict:
     """Draw a Boltzmann machine as a graph (the two panels of Figure 5.4, notebook 04).
 
     Visible units (navy, filled) on the bottom row, hidden units (orange, open) on top;
@@ -158,20 +159,43 @@ def draw_network(ax, n_visible: int, n_hidden: int, *, restricted: bool = False,
         for q in hid:
             ax.plot([p[0], q[0]], [p[1], q[1]], **line)
     between, within = len(ax.lines) - n_lines, 0
-    for layer, bend in (() if restricted else ((vis, 0.45), (hid, -0.45))):
+    for layer, bend in () if restricted else ((vis, 0.45), (hid, -0.45)):
         for i in range(len(layer)):
             for j in range(i + 1, len(layer)):
                 rad = bend * (1 if j - i > 1 else 0.6)
-                ax.add_patch(FancyArrowPatch(tuple(layer[i]), tuple(layer[j]), arrowstyle="-",
-                                             connectionstyle=f"arc3,rad={rad}", shrinkA=0,
-                                             shrinkB=0, **line))
+                ax.add_patch(
+                    FancyArrowPatch(
+                        tuple(layer[i]),
+                        tuple(layer[j]),
+                        arrowstyle="-",
+                        connectionstyle=f"arc3,rad={rad}",
+                        shrinkA=0,
+                        shrinkB=0,
+                        **line,
+                    )
+                )
                 within += 1
     for units, name, face, color in ((vis, "v", NAVY, "white"), (hid, "h", "white", ORANGE)):
         for k, p in enumerate(units):
-            ax.add_patch(Circle(p, 0.22, facecolor=face, edgecolor=NAVY if name == "v" else ORANGE,
-                                lw=2.0, zorder=3))
-            ax.text(*p, f"${name}_{{{k + 1}}}$", color=color, ha="center", va="center",
-                    fontsize="small", zorder=4)
+            ax.add_patch(
+                Circle(
+                    p,
+                    0.22,
+                    facecolor=face,
+                    edgecolor=NAVY if name == "v" else ORANGE,
+                    lw=2.0,
+                    zorder=3,
+                )
+            )
+            ax.text(
+                *p,
+                f"${name}_{{{k + 1}}}$",
+                color=color,
+                ha="center",
+                va="center",
+                fontsize="small",
+                zorder=4,
+            )
     width = max(n_visible, n_hidden, 1)
     ax.set_xlim(-width / 2 - 0.2, width / 2 + 0.2)
     ax.set_ylim(-1.0, 2.6)
@@ -179,6 +203,8 @@ def draw_network(ax, n_visible: int, n_hidden: int, *, restricted: bool = False,
     ax.axis("off")
     for y, label, color in ((0.0, "visible", NAVY), (1.6, "hidden", ORANGE))[: 1 + (n_hidden > 0)]:
         ax.text(-width / 2 - 0.1, y, label, color=color, ha="right", va="center", fontsize="small")
-    ax.set_title(title or ("restricted: between layers only" if restricted
-                           else "general: couplings everywhere"))
+    ax.set_title(
+        title
+        or ("restricted: between layers only" if restricted else "general: couplings everywhere")
+    )
     return {"visible": vis, "hidden": hid, "between": between, "within": within}

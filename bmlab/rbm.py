@@ -54,8 +54,10 @@ def _enumeration(W, a, b):
     """``(n, M, c, d)``: enumerate the n units of the smaller layer (states S, own biases c);
     the other layer feels the field S @ M + d and is summed out."""
     if min(W.shape) > _N_MAX_ENUM:
-        raise ValueError(f"exact quantities enumerate 2**min(n_visible, n_hidden) states; the "
-                         f"smaller layer has {min(W.shape)} units, at most {_N_MAX_ENUM} allowed")
+        raise ValueError(
+            f"exact quantities enumerate 2**min(n_visible, n_hidden) states; the "
+            f"smaller layer has {min(W.shape)} units, at most {_N_MAX_ENUM} allowed"
+        )
     if W.shape[1] <= W.shape[0]:
         return W.shape[1], W.T, b, a
     return W.shape[0], W, a, b
@@ -86,8 +88,7 @@ def _model_moments(W, a, b):
 
     parts = map_chunks(part, code_chunks(n, M.shape[1], 1 << 16))
     weights = np.exp(np.array([p[0] for p in parts]) - logsumexp([p[0] for p in parts]))
-    ES, EP, ESP = (sum(wc * p[i] for wc, p in zip(weights, parts, strict=True))
-                   for i in (1, 2, 3))
+    ES, EP, ESP = (sum(wc * p[i] for wc, p in zip(weights, parts, strict=True)) for i in (1, 2, 3))
     if M is W:  # S = v, P = E[h | v]
         return ES, EP, ESP
     return EP, ES, ESP.T  # S = h, P = E[v | h]
@@ -172,8 +173,7 @@ class RBM:
         """``n`` chains of ``n_steps`` block-Gibbs steps from fair coin flips, (n, n_visible)."""
         n = check_positive_int(n, "n")
         rng = check_rng(rng)
-        return self.gibbs((rng.random((n, self.W.shape[0])) < 0.5).astype(float), n_steps,
-                          rng=rng)
+        return self.gibbs((rng.random((n, self.W.shape[0])) < 0.5).astype(float), n_steps, rng=rng)
 
     def log_partition(self) -> float:
         """Exact log Z: the larger layer summed out analytically, the smaller one enumerated
@@ -191,9 +191,11 @@ class RBM:
     def visible_distribution(self) -> np.ndarray:
         """Exact p(v) of all 2**n_visible states in code order (n_visible <= 20)."""
         if self.W.shape[0] > _N_MAX_TABLE:
-            raise ValueError(f"visible_distribution returns 2**n_visible numbers; n_visible "
-                             f"= {self.W.shape[0]}, at most {_N_MAX_TABLE} allowed")
-        return np.exp(self.log_prob(_bits(np.arange(2**self.W.shape[0]), self.W.shape[0])))
+            raise ValueError(
+                f"visible_distribution returns 2**n_visible numbers; n_visible "
+                f"= {self.W.shape[0]}, at most {_N_MAX_TABLE} allowed"
+            )
+        return np.exp(self.log_prob(_bits(np.arange(2 ** self.W.shape[0]), self.W.shape[0])))
 
     def exact_gradient(self, V) -> dict:
         """Gradient of the mean log-likelihood of the rows of ``V`` (m, n_visible), Section 5.6:
@@ -228,8 +230,9 @@ class _Minibatches:
     def __init__(self, data, k: int = 1, *, batch_size=None):
         self.data = np.atleast_2d(check_binary(data, np.shape(data)[-1], "data"))
         m = len(self.data)
-        self.batch_size = m if batch_size is None else check_positive_int(
-            batch_size, "batch_size", maximum=m)
+        self.batch_size = (
+            m if batch_size is None else check_positive_int(batch_size, "batch_size", maximum=m)
+        )
         self.k = check_positive_int(k, "k")
         self._epoch, self._pos = None, m
 
@@ -292,8 +295,9 @@ class PCDGradient(_Minibatches):
 
     def __init__(self, data, k: int = 1, *, n_chains=None, batch_size=None):
         super().__init__(data, k, batch_size=batch_size)
-        self.n_chains = self.batch_size if n_chains is None else check_positive_int(
-            n_chains, "n_chains")
+        self.n_chains = (
+            self.batch_size if n_chains is None else check_positive_int(n_chains, "n_chains")
+        )
         self.v = self.h = None
 
     def __call__(self, params, rng) -> dict:

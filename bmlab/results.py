@@ -36,8 +36,11 @@ def _strip_docstrings(tree: ast.AST) -> ast.AST:
 def _canonical(node) -> str:
     """Like ``ast.dump`` but the same on every Python >= 3.11 (empty and None fields left out)."""
     if isinstance(node, ast.AST):
-        fields = (f"{f}={_canonical(getattr(node, f, None))}" for f in node._fields
-                  if getattr(node, f, None) not in (None, []))
+        fields = (
+            f"{f}={_canonical(getattr(node, f, None))}"
+            for f in node._fields
+            if getattr(node, f, None) not in (None, [])
+        )
         return f"{type(node).__name__}({', '.join(fields)})"
     if isinstance(node, list):
         return f"[{', '.join(_canonical(n) for n in node)}]"
@@ -81,14 +84,16 @@ def save_results(name: str, data: dict, *, params: dict, sources) -> Path:
     """
     out = Path(os.environ.get("BMLAB_RESULTS") or PACKAGE_DIR / "recorded")
     if "BMLAB_RESULTS" not in os.environ and not (PACKAGE_DIR.parent / "pyproject.toml").exists():
-        raise RuntimeError(f"{PACKAGE_DIR} is not a source checkout; record from one "
-                           "(`pip install -e .`) or set BMLAB_RESULTS")
+        raise RuntimeError(
+            f"{PACKAGE_DIR} is not a source checkout; record from one "
+            "(`pip install -e .`) or set BMLAB_RESULTS"
+        )
     sources = sorted(str(s) for s in sources)
     record = {
         "name": name,
         "recorded": _dt.date.today().isoformat(),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
-                   f"Python {platform.python_version()}",
+        f"Python {platform.python_version()}",
         "sources": sources,
         "code_hash": code_hash(sources),
         "params": params,

@@ -87,8 +87,15 @@ def execute(paths: list[str]) -> None:
         print(f"executing {path}", flush=True)
         subprocess.run(
             [
-                sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
-                "--inplace", "--NotebookClient.record_timing=False",
+                sys.executable,
+                "-m",
+                "jupyter",
+                "nbconvert",
+                "--to",
+                "notebook",
+                "--execute",
+                "--inplace",
+                "--NotebookClient.record_timing=False",
                 "--ExecutePreprocessor.timeout=180",
                 "--ExecutePreprocessor.kernel_name=python3",
                 f"--KernelManager.client_class={_CLIENT}",
@@ -127,10 +134,19 @@ def main(argv=None) -> None:
     elif args.command == "present":  # bmlab is imported here, not on the first page
         from voila.app import main as voila
 
-        voila(["--no-browser", "--Voila.ip=127.0.0.1", f"--port={args.port}",
-               "--Voila.port_retries=0", f"--KernelManager.client_class={_CLIENT}", args.directory])
+        voila(
+            [
+                "--no-browser",
+                "--Voila.ip=127.0.0.1",
+                f"--port={args.port}",
+                "--Voila.port_retries=0",
+                f"--KernelManager.client_class={_CLIENT}",
+                args.directory,
+            ]
+        )
     elif args.command == "answer-hash":
         from .exercises import answer_hash
+
         print(answer_hash(args.exercise_id, args.answer, args.decimals))
     else:
         sys.stdout.write(environment_yml(read_lock()))

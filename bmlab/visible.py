@@ -73,8 +73,9 @@ def visible_gradient(S, *, method: str = "exact", n_chains: int = 100, k: int = 
     def sampled(params, rng):
         nonlocal chains
         init = chains if method == "persistent" and chains is not None else "random"
-        chains = glauber_sample(params["J"], params["theta"], n_chains=n_chains, n_sweeps=k,
-                                init=init, rng=rng)
+        chains = glauber_sample(
+            params["J"], params["theta"], n_chains=n_chains, n_sweeps=k, init=init, rng=rng
+        )
         return ascent(*_moments(chains))
 
     return sampled
@@ -93,8 +94,9 @@ def visible_log_likelihood(params, S) -> float:
     return float(theta @ m + 0.5 * np.sum(J * C) - log_partition(J, theta))
 
 
-def visible_newton_fit(S, *, weight_decay: float = 0.0, tol: float = 1e-10,
-                       max_steps: int = 100) -> dict:
+def visible_newton_fit(
+    S, *, weight_decay: float = 0.0, tol: float = 1e-10, max_steps: int = 100
+) -> dict:
     """Maximum-likelihood parameters by damped Newton steps from J = 0, theta = 0.
 
     In the free coordinates u = (J_ij for i < j, theta_i) the sufficient statistics are
@@ -132,7 +134,7 @@ def visible_newton_fit(S, *, weight_decay: float = 0.0, tol: float = 1e-10,
     def unpack(u):
         J = np.zeros((n, n))
         J[iu] = u[: len(iu[0])]
-        return {"J": J + J.T, "theta": u[len(iu[0]):].copy()}
+        return {"J": J + J.T, "theta": u[len(iu[0]) :].copy()}
 
     def objective(u):
         return visible_log_likelihood(unpack(u), S) - 0.5 * decay @ u**2

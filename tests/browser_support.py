@@ -85,9 +85,7 @@ def isolated_env(base: Path) -> dict:
         env[var] = str(path)
     env["JUPYTER_PLATFORM_DIRS"] = "1"
     env["BMLAB_FIGURES"] = str(base / "figures")  # notebooks never write into the repository
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in [str(ROOT), env.get("PYTHONPATH", "")] if p
-    )
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [str(ROOT), env.get("PYTHONPATH", "")] if p)
     return env
 
 
@@ -131,9 +129,7 @@ class Server:
         start = time.monotonic()
         while time.monotonic() - start < timeout:
             if self.proc.poll() is not None:
-                raise RuntimeError(
-                    f"server exited with {self.proc.returncode}:\n{self.log_tail()}"
-                )
+                raise RuntimeError(f"server exited with {self.proc.returncode}:\n{self.log_tail()}")
             try:
                 with urllib.request.urlopen(self.url + path, timeout=5) as resp:
                     if resp.status == 200:
@@ -161,7 +157,8 @@ class Server:
 def copy_tree(src: Path, dst: Path, ignore: tuple[str, ...] = ()) -> Path:
     """Copy a folder of notebooks to serve, so that nothing in the repository can change."""
     shutil.copytree(
-        src, dst,
+        src,
+        dst,
         ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__", *ignore),
     )
     return dst

@@ -20,8 +20,9 @@ def make(seed, nv=16, nh=10):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_ais_lands_within_four_stderr_and_a_tenth_of_a_nat(seed, reverse):
     rbm = make(seed)
-    res = ais_log_partition(rbm, n_betas=2000, n_chains=200, rng=np.random.default_rng(10 + seed),
-                            reverse=reverse)
+    res = ais_log_partition(
+        rbm, n_betas=2000, n_chains=200, rng=np.random.default_rng(10 + seed), reverse=reverse
+    )
     err = res.log_z - rbm.log_partition()
     assert 0 < res.stderr < 0.05
     assert abs(err) < 4 * res.stderr and abs(err) < 0.1, (err, res.stderr)
@@ -36,8 +37,9 @@ def test_forward_underestimates_and_reverse_overestimates_on_average(seed):
     log_z0 = np.logaddexp(0, rbm.a).sum() + rbm.b.size * np.log(2)
     exact = rbm.log_partition()
     for reverse, sign in ((False, -1), (True, 1)):
-        log_w = ais_log_partition(rbm, n_betas=2, n_chains=3000, rng=np.random.default_rng(seed),
-                                  reverse=reverse).log_w.reshape(300, 10)
+        log_w = ais_log_partition(
+            rbm, n_betas=2, n_chains=3000, rng=np.random.default_rng(seed), reverse=reverse
+        ).log_w.reshape(300, 10)
         log_r = logsumexp(log_w, axis=1) - np.log(10)
         err = (log_z0 - log_r if reverse else log_z0 + log_r) - exact
         assert sign * err.mean() > 3 * err.std(ddof=1) / np.sqrt(len(err)), (reverse, err.mean())
@@ -45,8 +47,10 @@ def test_forward_underestimates_and_reverse_overestimates_on_average(seed):
 
 def test_stderr_shrinks_with_more_chains():
     rbm = make(3)
-    small, large = (ais_log_partition(rbm, n_betas=100, n_chains=n, rng=np.random.default_rng(n))
-                    for n in (50, 1600))
+    small, large = (
+        ais_log_partition(rbm, n_betas=100, n_chains=n, rng=np.random.default_rng(n))
+        for n in (50, 1600)
+    )
     assert large.stderr < small.stderr / 2  # expected ratio sqrt(1600 / 50) = 5.7
     assert abs(large.log_z - rbm.log_partition()) < 4 * large.stderr
 
@@ -68,8 +72,9 @@ def test_reverse_from_given_samples_and_a_data_base():
     v = rbm.sample(300, n_steps=2000, rng=rng)
     base = np.zeros(24)
     for reverse, kw in ((True, {"v": v}), (False, {})):
-        res = ais_log_partition(rbm, n_betas=1000, n_chains=300, rng=rng, reverse=reverse,
-                                a_base=base, **kw)
+        res = ais_log_partition(
+            rbm, n_betas=1000, n_chains=300, rng=rng, reverse=reverse, a_base=base, **kw
+        )
         assert abs(res.log_z - rbm.log_partition()) < max(4 * res.stderr, 0.02)
 
 
@@ -86,8 +91,9 @@ def test_arguments_are_checked():
     with pytest.raises(ValueError, match="needs samples"):
         ais_log_partition(rbm, n_betas=3, n_chains=2, rng=rng, reverse=True)
     with pytest.raises(ValueError, match="only 0 and 1"):
-        ais_log_partition(rbm, n_betas=3, n_chains=2, rng=rng, reverse=True,
-                          v=np.full((2, 24), 0.5))
+        ais_log_partition(
+            rbm, n_betas=3, n_chains=2, rng=rng, reverse=True, v=np.full((2, 24), 0.5)
+        )
 
 
 def test_forward_draws_its_start_from_the_base():
@@ -96,6 +102,5 @@ def test_forward_draws_its_start_from_the_base():
     a, a0 = np.array([2.0, -2.0, 1.0, 0.0]), np.array([-1.0, 1.0, 0.0, 2.0])
     rbm = RBM(np.zeros((4, 3)), a, np.zeros(3))
     exact = np.logaddexp(0, a).sum() + 3 * np.log(2)
-    res = ais_log_partition(rbm, n_betas=1, n_chains=20000, rng=np.random.default_rng(7),
-                            a_base=a0)
+    res = ais_log_partition(rbm, n_betas=1, n_chains=20000, rng=np.random.default_rng(7), a_base=a0)
     assert abs(res.log_z - exact) < 4 * res.stderr

@@ -59,13 +59,25 @@ def lab_server(tmp_path_factory):
     port = bs.free_port()
     server = bs.Server(
         [
-            sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root",
-            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-            "--ServerApp.port_retries=0", "--IdentityProvider.token=",
-            "--ServerApp.password=", f"--ServerApp.root_dir={root}",
-            "--LabApp.expose_app_in_browser=True", "--LabApp.news_url=None",
+            sys.executable,
+            "-m",
+            "jupyter",
+            "lab",
+            "--no-browser",
+            "--allow-root",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0",
+            "--IdentityProvider.token=",
+            "--ServerApp.password=",
+            f"--ServerApp.root_dir={root}",
+            "--LabApp.expose_app_in_browser=True",
+            "--LabApp.news_url=None",
         ],
-        env=env, cwd=root, port=port, name="lab",
+        env=env,
+        cwd=root,
+        port=port,
+        name="lab",
     )
     try:
         server.wait_ready("/api/status")
@@ -218,9 +230,7 @@ def test_notebook_in_jupyterlab(lab_server, chromium, notebook):
             status = panel.locator(":scope > .widget-html").last.inner_text()
             assert not BAD_STATUS.search(status), f"{name}: after {what}, status {status!r}"
             moved.append(name)
-            timings[f"{name}: {what}{' + Run' if training else ''}"] = (
-                time.monotonic() - start
-            )
+            timings[f"{name}: {what}{' + Run' if training else ''}"] = time.monotonic() - start
         errors = _errors(page)
         assert not errors, f"{notebook.name}: error after moving widgets:\n" + "\n".join(errors)
         assert not page_errors, f"{notebook.name}: JavaScript errors: {page_errors}"

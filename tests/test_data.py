@@ -70,8 +70,9 @@ def test_letters_and_noisy_copies():
     assert S.shape == (8000, 9)
     flipped = S != np.repeat(xi, 4000, axis=0)
     assert abs(flipped.mean() - 0.1) < 5 * np.sqrt(0.09 / flipped.size)  # z-score < 5
-    np.testing.assert_array_equal(noisy_copies(xi, 3, 0.0, rng=np.random.default_rng(0)),
-                                  np.repeat(xi, 3, axis=0))
+    np.testing.assert_array_equal(
+        noisy_copies(xi, 3, 0.0, rng=np.random.default_rng(0)), np.repeat(xi, 3, axis=0)
+    )
     with pytest.raises(ValueError, match="distinct"):
         letters_3x3("TT")
     with pytest.raises(ValueError, match="flip_prob"):

@@ -13,8 +13,11 @@ from bmlab.data import one_hot, parity
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
 def test_parity_is_every_even_string_once(n):
     S = parity(n)
-    expected = {tuple(2 * b - 1 for b in reversed(bits))
-                for bits in itertools.product([0, 1], repeat=n) if sum(bits) % 2 == 0}
+    expected = {
+        tuple(2 * b - 1 for b in reversed(bits))
+        for bits in itertools.product([0, 1], repeat=n)
+        if sum(bits) % 2 == 0
+    }
     got = [tuple(int(x) for x in row) for row in S]
     assert len(got) == len(set(got)) == 2 ** (n - 1)
     assert set(got) == expected
@@ -41,8 +44,9 @@ def test_one_hot():
     np.testing.assert_array_equal(np.argmax(S, axis=1), np.arange(4))
 
 
-@pytest.mark.parametrize("bad,err", [(0, ValueError), (21, ValueError), (2.0, TypeError),
-                                     ("3", TypeError)])
+@pytest.mark.parametrize(
+    "bad,err", [(0, ValueError), (21, ValueError), (2.0, TypeError), ("3", TypeError)]
+)
 def test_parity_rejects_bad_n(bad, err):
     with pytest.raises(err, match="n"):
         parity(bad)

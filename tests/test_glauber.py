@@ -96,8 +96,15 @@ def test_glauber_run_sweep_recording_and_energies():
     rng = np.random.default_rng(3)
     J, theta = random_machine(5, rng)
     run = bmlab.glauber_run(
-        J, theta, n_chains=4000, n_sweeps=400, record_every=100, record_unit="sweep",
-        order="sequential", init="random", rng=rng,
+        J,
+        theta,
+        n_chains=4000,
+        n_sweeps=400,
+        record_every=100,
+        record_unit="sweep",
+        order="sequential",
+        init="random",
+        rng=rng,
     )
     assert run.states.shape == (4, 4000, 5)
     np.testing.assert_allclose(run.sweeps, [100, 200, 300, 400])
@@ -134,13 +141,22 @@ def test_kernel_replays_a_plain_heat_bath_loop_across_blocks(order, monkeypatch)
     """Same uniforms and sites: identical states after every update, also across draw blocks."""
     J, theta = random_machine(4, np.random.default_rng(5))
     monkeypatch.setattr(bmlab.glauber, "_BLOCK_ELEMENTS", 4 * 3 * 2)  # 2 sweeps per block
-    run = bmlab.glauber_run(J, theta, beta=0.8, n_chains=3, n_sweeps=5, order=order,
-                            rng=np.random.default_rng(11))
+    run = bmlab.glauber_run(
+        J, theta, beta=0.8, n_chains=3, n_sweeps=5, order=order, rng=np.random.default_rng(11)
+    )
     ref = _reference_chains(J, theta, 0.8, order, 3, 5, 2, np.random.default_rng(11))
     np.testing.assert_array_equal(run.states, ref)
     np.testing.assert_allclose(run.sweeps, np.arange(1, 21) / 4)
-    every = bmlab.glauber_run(J, theta, beta=0.8, n_chains=3, n_sweeps=5, order=order,
-                              record_every=3, rng=np.random.default_rng(11))
+    every = bmlab.glauber_run(
+        J,
+        theta,
+        beta=0.8,
+        n_chains=3,
+        n_sweeps=5,
+        order=order,
+        record_every=3,
+        rng=np.random.default_rng(11),
+    )
     np.testing.assert_array_equal(every.states, ref[2::3])
 
 
@@ -148,9 +164,7 @@ def test_sample_and_run_agree_for_the_same_seed():
     J, theta = random_machine(4, np.random.default_rng(0))
     kwargs = dict(n_chains=7, n_sweeps=5, order="sequential", init="random")
     final = bmlab.glauber_sample(J, theta, rng=np.random.default_rng(9), **kwargs)
-    run = bmlab.glauber_run(
-        J, theta, rng=np.random.default_rng(9), record_unit="sweep", **kwargs
-    )
+    run = bmlab.glauber_run(J, theta, rng=np.random.default_rng(9), record_unit="sweep", **kwargs)
     np.testing.assert_array_equal(run.states[-1], final)
 
 
@@ -209,8 +223,9 @@ def test_bad_arguments_are_named():
 
 def test_huge_couplings_stay_finite_without_warnings():
     J = 1e6 * (np.ones((4, 4)) - np.eye(4))
-    S = bmlab.glauber_sample(J, beta=10.0, n_chains=100, n_sweeps=3, init="random",
-                             rng=np.random.default_rng(0))
+    S = bmlab.glauber_sample(
+        J, beta=10.0, n_chains=100, n_sweeps=3, init="random", rng=np.random.default_rng(0)
+    )
     assert np.all(np.abs(S) == 1)
     # the ferromagnet freezes: every chain ends in an aligned state after one sweep
     assert np.all(np.abs(S.sum(axis=1)) == 4)

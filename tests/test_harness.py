@@ -125,8 +125,11 @@ def test_recorded_results_are_fresh(path):
 def _bmlab_imports(rel: str) -> set[str]:
     """The bmlab modules a bmlab source imports with ``from .x import`` (not the package)."""
     tree = ast.parse((ROOT / rel).read_text())
-    return {f"bmlab/{node.module}.py" for node in ast.walk(tree)
-            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module}
+    return {
+        f"bmlab/{node.module}.py"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module
+    }
 
 
 @pytest.mark.parametrize("path", RECORDED, ids=lambda p: p.stem)

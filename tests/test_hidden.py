@@ -17,8 +17,10 @@ LOG2 = float(np.log(2.0))
 
 def spins(n):
     """All ±1 strings of n spins in all_states order, by an independent loop."""
-    return [np.array([2 * b - 1 for b in reversed(bits)], float)
-            for bits in itertools.product([0, 1], repeat=n)]
+    return [
+        np.array([2 * b - 1 for b in reversed(bits)], float)
+        for bits in itertools.product([0, 1], repeat=n)
+    ]
 
 
 def brute(machine, params):
@@ -50,8 +52,11 @@ def machine_and_params(nv, nh, restricted, seed, scale=0.8, **biases):
 
 
 CASES = [(3, 2, False), (3, 2, True), (2, 3, False), (4, 1, True), (3, 0, False)]
-BIASES = [{"visible_bias": False}, {"hidden_bias": False},
-          {"visible_bias": False, "hidden_bias": False}]
+BIASES = [
+    {"visible_bias": False},
+    {"hidden_bias": False},
+    {"visible_bias": False, "hidden_bias": False},
+]
 
 
 @pytest.mark.parametrize("nv,nh,restricted", CASES)
@@ -73,8 +78,9 @@ def _finite_differences(m, p, data, eps=1e-5):
     """Central differences of the brute-force log-likelihood for every existing parameter;
     each coupling pair (J_ab, J_ba) moves together, as one parameter."""
     fd = {"J": np.zeros_like(p["J"]), "theta": np.zeros_like(p["theta"])}
-    for key, index in ([("J", ab) for ab in zip(*np.nonzero(np.triu(m.mask)), strict=True)]
-                       + [("theta", (a,)) for a in np.flatnonzero(m.bias_mask)]):
+    for key, index in [("J", ab) for ab in zip(*np.nonzero(np.triu(m.mask)), strict=True)] + [
+        ("theta", (a,)) for a in np.flatnonzero(m.bias_mask)
+    ]:
         up = {k: v.copy() for k, v in p.items()}
         dn = {k: v.copy() for k, v in p.items()}
         for q, sign in ((up, 1), (dn, -1)):
@@ -166,8 +172,15 @@ def test_hidden_units_fit_parity(n, nh, restricted, seed):
     kls = []
     for start in range(3):  # best of three starts, as in notebook 04
         init = m.init_params(rng=np.random.default_rng([seed, start]))
-        res = train(init, m.gradient(D), n_steps=1500, lr=0.1, momentum=0.9, metrics=metrics,
-                    record_every=500)
+        res = train(
+            init,
+            m.gradient(D),
+            n_steps=1500,
+            lr=0.1,
+            momentum=0.9,
+            metrics=metrics,
+            record_every=500,
+        )
         assert res.history["kl"][-1] == pytest.approx(metrics["kl"](res.params), abs=1e-14)
         kls.append(res.history.last("kl"))
     assert min(kls) < 0.01
@@ -176,15 +189,21 @@ def test_hidden_units_fit_parity(n, nh, restricted, seed):
 def test_one_hot_fits_without_hidden_units():
     m = HiddenMachine(3, 0)
     D = one_hot(3)
-    res = train(m.init_params(rng=np.random.default_rng(1)), m.gradient(D), n_steps=1500,
-                lr=0.1, momentum=0.9)
+    res = train(
+        m.init_params(rng=np.random.default_rng(1)),
+        m.gradient(D),
+        n_steps=1500,
+        lr=0.1,
+        momentum=0.9,
+    )
     assert m.metrics(D)["kl"](res.params) < 0.01
 
 
 def test_empirical_distribution_counts_rows():
     data = np.array(spins(3))[[0, 2, 2, 7]]
-    np.testing.assert_array_equal(exact.empirical_distribution(data),
-                                  [0.25, 0, 0.5, 0, 0, 0, 0, 0.25])
+    np.testing.assert_array_equal(
+        exact.empirical_distribution(data), [0.25, 0, 0.5, 0, 0, 0, 0, 0.25]
+    )
     with pytest.raises(ValueError, match="data"):
         exact.empirical_distribution(np.zeros((2, 3)))
     with pytest.raises(ValueError, match="data"):

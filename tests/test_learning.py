@@ -45,10 +45,20 @@ def test_momentum_accumulates_velocity():
 
 
 def test_weight_decay_shrinks_J_and_W_only():
-    p0 = {"J": np.full((2, 2), 2.0), "W": np.full(3, -1.0), "theta": np.ones(2),
-          "a": np.ones(3), "b": np.ones(1)}
-    res = train(p0, lambda p: {k: np.zeros_like(v) for k, v in p.items()}, n_steps=10,
-                lr=0.1, weight_decay=0.5)
+    p0 = {
+        "J": np.full((2, 2), 2.0),
+        "W": np.full(3, -1.0),
+        "theta": np.ones(2),
+        "a": np.ones(3),
+        "b": np.ones(1),
+    }
+    res = train(
+        p0,
+        lambda p: {k: np.zeros_like(v) for k, v in p.items()},
+        n_steps=10,
+        lr=0.1,
+        weight_decay=0.5,
+    )
     np.testing.assert_allclose(res.params["J"], 2.0 * 0.95**10, rtol=1e-14)
     np.testing.assert_allclose(res.params["W"], -(0.95**10), rtol=1e-14)
     for key in ("theta", "a", "b"):
@@ -58,8 +68,9 @@ def test_weight_decay_shrinks_J_and_W_only():
 def test_weight_decay_shifts_the_optimum_and_is_in_the_recorded_norm():
     wd = 0.5
     res = train(start(), quadratic, n_steps=500, lr=0.3, weight_decay=wd)
-    np.testing.assert_allclose(res.params["W"],
-                               np.linalg.solve(A + wd * np.eye(2), A @ TARGET["W"]), atol=1e-10)
+    np.testing.assert_allclose(
+        res.params["W"], np.linalg.solve(A + wd * np.eye(2), A @ TARGET["W"]), atol=1e-10
+    )
     np.testing.assert_allclose(res.params["b"], TARGET["b"], atol=1e-10)  # b is not decayed
     assert res.history.last("grad_norm") < 1e-10
 
@@ -79,8 +90,14 @@ def test_the_rng_is_passed_only_to_sampled_gradients():
 
 
 def test_history_records_chosen_steps_metrics_and_true_gradient_norms():
-    res = train(start(), quadratic, n_steps=10, lr=0.1, record_every=4,
-                metrics={"W0": lambda p: float(p["W"][0])})
+    res = train(
+        start(),
+        quadratic,
+        n_steps=10,
+        lr=0.1,
+        record_every=4,
+        metrics={"W0": lambda p: float(p["W"][0])},
+    )
     h = res.history
     assert list(h["step"]) == [0, 4, 8, 10]
     assert h["W0"][0] == 0.0 and h.last("W0") == res.params["W"][0]
@@ -127,8 +144,12 @@ def test_overflow_and_nan_are_caught_by_the_finite_check_without_warnings():
     res = train(start(), overflowing, n_steps=3, on_diverge="stop")
     assert res.stop_reason == "diverged" and res.n_updates == 0
     np.testing.assert_array_equal(res.params["W"], np.zeros(2))
-    res = train(start(), lambda p: {"W": np.array([np.nan, 0.0]), "b": np.zeros(1)},
-                n_steps=3, on_diverge="stop")
+    res = train(
+        start(),
+        lambda p: {"W": np.array([np.nan, 0.0]), "b": np.zeros(1)},
+        n_steps=3,
+        on_diverge="stop",
+    )
     assert res.stop_reason == "diverged" and res.n_updates == 0
 
 

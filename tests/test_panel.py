@@ -92,8 +92,13 @@ def test_training_progress_bar_follows_train_callback():
         progress.finish()
         return f"{seen[n // 2 - 1]}"
 
-    panel = bmlab.Panel(fig, {"n": widgets.IntSlider(value=200, min=10, max=500)}, update,
-                        training=True, progress=progress)
+    panel = bmlab.Panel(
+        fig,
+        {"n": widgets.IntSlider(value=200, min=10, max=500)},
+        update,
+        training=True,
+        progress=progress,
+    )
     assert panel.progress is progress.bar and progress.bar in panel.widget.children
     panel.set(n=200)
     assert panel.last_status == "100"  # halfway through, the bar shows 100 of 200

@@ -30,7 +30,9 @@ def test_use_style_modes_and_palette(monkeypatch):
     bmlab.use_style()
     small = matplotlib.rcParams["font.size"]
     assert matplotlib.rcParams["axes.prop_cycle"].by_key()["color"][:3] == [
-        bmlab.NAVY, bmlab.ORANGE, bmlab.GRAY
+        bmlab.NAVY,
+        bmlab.ORANGE,
+        bmlab.GRAY,
     ]
     bmlab.use_style("projector")
     assert matplotlib.rcParams["font.size"] > small
@@ -67,8 +69,11 @@ def test_saved_legends_are_at_least_12_pt(monkeypatch):
     fig.axes[0].legend(fontsize=7, title="tiny")
     fig.legend(["big"], fontsize=16)
     bmlab.save_figure(fig, "fig_test")
-    sizes = [t.get_fontsize() for leg in [*fig.legends, fig.axes[0].get_legend()]
-             for t in [*leg.get_texts(), leg.get_title()]]
+    sizes = [
+        t.get_fontsize()
+        for leg in [*fig.legends, fig.axes[0].get_legend()]
+        for t in [*leg.get_texts(), leg.get_title()]
+    ]
     plt.close(fig)
     assert min(sizes) >= plotting._MIN_LEGEND_PT == 12
     assert max(sizes) == 16  # larger legends are left alone
@@ -121,11 +126,16 @@ def test_make_notebooks_asks_for_figures(monkeypatch, tmp_path):
     calls = []
     monkeypatch.setattr(tools.subprocess, "run", lambda cmd, **kw: calls.append(kw["env"]))
     nb = tmp_path / "nb.ipynb"
-    solution = {"cell_type": "code", "metadata": {"tags": ["solution"]}, "source": "x",
-                "execution_count": 1, "outputs": [{"output_type": "stream", "name": "stdout",
-                                                   "text": "the answer\n"}]}
-    nb.write_text(json.dumps({"cells": [solution], "metadata": {}, "nbformat": 4,
-                              "nbformat_minor": 5}))
+    solution = {
+        "cell_type": "code",
+        "metadata": {"tags": ["solution"]},
+        "source": "x",
+        "execution_count": 1,
+        "outputs": [{"output_type": "stream", "name": "stdout", "text": "the answer\n"}],
+    }
+    nb.write_text(
+        json.dumps({"cells": [solution], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    )
     tools.execute([str(nb)])
     assert calls[0]["BMLAB_SAVE_FIGURES"] == "1"
     assert json.loads(nb.read_text())["cells"][0]["outputs"] == []  # solutions wait

@@ -59,7 +59,10 @@ def start_voila(base) -> bs.Server:
     port = bs.free_port()
     server = bs.Server(
         [sys.executable, "-m", "bmlab.tools", "present", f"--port={port}", str(root)],
-        env=env, cwd=root, port=port, name="voila",
+        env=env,
+        cwd=root,
+        port=port,
+        name="voila",
     )
     try:
         server.wait_ready("/")
@@ -98,8 +101,11 @@ def test_dashboard_renders_live_panels(voila_server, chromium, dashboard):
     try:
         start = time.monotonic()
         first = page.locator(f"{PANEL} .widget-output img, :text('{NO_PANEL_YET}')").first
-        page.goto(f"{voila_server.url}/voila/render/{dashboard.name}",
-                  wait_until="commit", timeout=OPEN_TIMEOUT)
+        page.goto(
+            f"{voila_server.url}/voila/render/{dashboard.name}",
+            wait_until="commit",
+            timeout=OPEN_TIMEOUT,
+        )
         try:
             first.wait_for(timeout=OPEN_TIMEOUT)
         except Exception as err:
@@ -126,9 +132,12 @@ def test_dashboard_renders_live_panels(voila_server, chromium, dashboard):
         assert layout["bottom"] <= PROJECTOR["height"], (dashboard.name, layout)
 
         # The kernel behind the dashboard is live: a slider move redraws the figure.
-        live = [i for i in range(panels.count())
-                if not panels.nth(i).locator("button", has_text="Run").count()
-                and panels.nth(i).locator(".noUi-handle").count()]
+        live = [
+            i
+            for i in range(panels.count())
+            if not panels.nth(i).locator("button", has_text="Run").count()
+            and panels.nth(i).locator(".noUi-handle").count()
+        ]
         if live:
             # Widgets show as soon as the executed page arrives; they are live only once the
             # page's websocket to the kernel carries messages.
@@ -146,7 +155,8 @@ def test_dashboard_renders_live_panels(voila_server, chromium, dashboard):
             for attempt in range(1, 4):
                 handle.focus()
                 at_max = handle.get_attribute("aria-valuenow") == handle.get_attribute(
-                    "aria-valuemax")
+                    "aria-valuemax"
+                )
                 handle.press("ArrowLeft" if at_max else "ArrowRight")
                 try:
                     page.wait_for_function(
@@ -163,8 +173,10 @@ def test_dashboard_renders_live_panels(voila_server, chromium, dashboard):
                         raise
         page.evaluate("window.scrollTo(0, 0)")
         page.screenshot(path=str(bs.ARTIFACTS / f"present-{dashboard.stem}.png"))
-        line = (f"{dashboard.name}: first panel ready {ready:.1f} s, {panels.count()} panel(s), "
-                f"figure {layout['figure'] / layout['page']:.0%} of the page width")
+        line = (
+            f"{dashboard.name}: first panel ready {ready:.1f} s, {panels.count()} panel(s), "
+            f"figure {layout['figure'] / layout['page']:.0%} of the page width"
+        )
         print(line)
         with open(bs.ARTIFACTS / "present-timings.txt", "a") as fh:
             fh.write(line + "\n")
@@ -182,16 +194,21 @@ def test_fresh_servers_deliver_the_first_page(chromium, tmp_path):
         try:
             page = context.new_page()
             start = time.monotonic()
-            page.goto(f"{server.url}/voila/render/{first.name}", wait_until="commit",
-                      timeout=READY_TIMEOUT)
+            page.goto(
+                f"{server.url}/voila/render/{first.name}",
+                wait_until="commit",
+                timeout=READY_TIMEOUT,
+            )
             try:
                 page.locator(f"{PANEL} .widget-output img").first.wait_for(
-                    timeout=max(1, READY_TIMEOUT - 1000 * (time.monotonic() - start)))
+                    timeout=max(1, READY_TIMEOUT - 1000 * (time.monotonic() - start))
+                )
             except Exception as err:
                 body = page.locator("body").inner_text()[:300]
                 raise AssertionError(
                     f"fresh start {attempt + 1}: no panel after {READY_TIMEOUT / 1000:.0f} s; "
-                    f"page says {body!r}; earlier starts {times}") from err
+                    f"page says {body!r}; earlier starts {times}"
+                ) from err
             times.append(round(time.monotonic() - start, 1))
         finally:
             context.close()

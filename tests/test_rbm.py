@@ -48,8 +48,11 @@ def cd_expectation(rbm, data, k):
     q = q @ np.linalg.matrix_power(transition_matrix(rbm), k)
     S = bits(nv)
     Q, Ph = rbm.hidden_probs(S), rbm.hidden_probs(data)
-    return {"W": data.T @ Ph / len(data) - (S * q[:, None]).T @ Q,
-            "a": data.mean(axis=0) - q @ S, "b": Ph.mean(axis=0) - q @ Q}
+    return {
+        "W": data.T @ Ph / len(data) - (S * q[:, None]).T @ Q,
+        "a": data.mean(axis=0) - q @ S,
+        "b": Ph.mean(axis=0) - q @ Q,
+    }
 
 
 @pytest.mark.parametrize("nv,nh", SHAPES)
@@ -134,8 +137,10 @@ def test_model_moments_and_exact_gradient_vs_finite_differences(nv, nh):
             plus, minus = rbm.params, rbm.params
             plus[key][idx] += eps
             minus[key][idx] -= eps
-            num[idx] = (RBM.from_params(plus).mean_log_likelihood(data)
-                        - RBM.from_params(minus).mean_log_likelihood(data)) / (2 * eps)
+            num[idx] = (
+                RBM.from_params(plus).mean_log_likelihood(data)
+                - RBM.from_params(minus).mean_log_likelihood(data)
+            ) / (2 * eps)
         np.testing.assert_allclose(grad[key], num, atol=1e-7)
     est = ExactRBMGradient(data)(rbm.params)
     for key in grad:
@@ -210,13 +215,20 @@ def test_training_with_exact_gradient_and_cd_raises_likelihood():
     V = bars_and_stripes(3)
     rng = np.random.default_rng(0)
     rbm = RBM.random(9, 6, rng=rng, data=V)
-    np.testing.assert_allclose(
-        1 / (1 + np.exp(-rbm.a)), V.mean(axis=0))  # log-odds init
+    np.testing.assert_allclose(1 / (1 + np.exp(-rbm.a)), V.mean(axis=0))  # log-odds init
     before = rbm.mean_log_likelihood(V)
-    for est in (ExactRBMGradient(V), CDGradient(V, 1, batch_size=8),
-                PCDGradient(V, 1, batch_size=8)):
-        res = train(rbm.params, est, n_steps=500, lr=0.5,
-                    rng=None if isinstance(est, ExactRBMGradient) else rng)
+    for est in (
+        ExactRBMGradient(V),
+        CDGradient(V, 1, batch_size=8),
+        PCDGradient(V, 1, batch_size=8),
+    ):
+        res = train(
+            rbm.params,
+            est,
+            n_steps=500,
+            lr=0.5,
+            rng=None if isinstance(est, ExactRBMGradient) else rng,
+        )
         after = RBM.from_params(res.params).mean_log_likelihood(V)
         assert after > before + 0.3, (est, before, after)  # measured: +0.5 to +1.1
 
@@ -238,8 +250,9 @@ def test_minibatches_are_a_fresh_shuffle_each_epoch():
     for _ in range(2):
         order = ref.permutation(6)
         assert np.any(order != np.arange(6))
-        np.testing.assert_array_equal(np.concatenate([est.batch(rng) for _ in range(3)]),
-                                      data[order])
+        np.testing.assert_array_equal(
+            np.concatenate([est.batch(rng) for _ in range(3)]), data[order]
+        )
 
 
 @pytest.mark.parametrize("nv,nh", [(12, 40), (40, 12)])
@@ -293,8 +306,9 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="0 and 1"):
         PCDGradient(np.full((2, 4), 2.0))
     with pytest.raises(ValueError, match="at most 26"):
-        ExactRBMGradient(np.zeros((2, 30)))({"W": np.zeros((30, 30)), "a": np.zeros(30),
-                                            "b": np.zeros(30)})
+        ExactRBMGradient(np.zeros((2, 30)))(
+            {"W": np.zeros((30, 30)), "a": np.zeros(30), "b": np.zeros(30)}
+        )
     with pytest.raises(TypeError, match="n_hidden"):
         RBM.random(4, 2.5, rng=np.random.default_rng())
 
@@ -341,12 +355,17 @@ def _reference_estimate(est, params, rng, persistent_state):
     P0, Pk = expit(V @ W + b), expit(chain @ W + b)
     if persistent_state is not None:  # the next update's hidden states, from these P
         persistent_state[:] = chain, (rng.random(Pk.shape) < Pk).astype(float)
-    return {"W": V.T @ P0 / len(V) - chain.T @ Pk / len(chain),
-            "a": V.mean(axis=0) - chain.mean(axis=0), "b": P0.mean(axis=0) - Pk.mean(axis=0)}
+    return {
+        "W": V.T @ P0 / len(V) - chain.T @ Pk / len(chain),
+        "a": V.mean(axis=0) - chain.mean(axis=0),
+        "b": P0.mean(axis=0) - Pk.mean(axis=0),
+    }
 
 
-@pytest.mark.parametrize("kind,k,batch,chains", [("cd", 1, 3, None), ("cd", 3, None, None),
-                                                 ("pcd", 1, 4, None), ("pcd", 2, 3, 7)])
+@pytest.mark.parametrize(
+    "kind,k,batch,chains",
+    [("cd", 1, 3, None), ("cd", 3, None, None), ("pcd", 1, 4, None), ("pcd", 2, 3, 7)],
+)
 def test_estimators_match_the_plain_algorithm(kind, k, batch, chains):
     """Replaying the same random stream, the estimators give the estimates of the plain
     per-step code above (separate phases, no stacking), over several updates."""

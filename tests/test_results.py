@@ -46,8 +46,11 @@ def rbm_copy(tmp_path):
 
 def _docstring_nodes(text):
     scopes = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
-    return [node.body[0] for node in ast.walk(ast.parse(text))
-            if isinstance(node, scopes) and ast.get_docstring(node, clean=False) is not None]
+    return [
+        node.body[0]
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, scopes) and ast.get_docstring(node, clean=False) is not None
+    ]
 
 
 def test_docstring_edit_keeps_hash(rbm_copy):
@@ -57,7 +60,7 @@ def test_docstring_edit_keeps_hash(rbm_copy):
     assert len(docs) > 5
     for node in docs:  # every docstring reworded to one line (the code moves up)
         indent = " " * node.col_offset
-        lines[node.lineno - 1:node.end_lineno] = [f'{indent}"""Reworded: {node.lineno}."""\n']
+        lines[node.lineno - 1 : node.end_lineno] = [f'{indent}"""Reworded: {node.lineno}."""\n']
     path.write_text("".join(lines))
     assert results.code_hash([path]) == before
 
@@ -70,11 +73,14 @@ def test_comment_and_layout_edit_keeps_hash(rbm_copy):
 
 def test_code_edit_changes_hash(rbm_copy):
     path, before, text = rbm_copy
-    ret = next(node for node in ast.walk(ast.parse(text))
-               if isinstance(node, ast.Return) and node.value is not None)
+    ret = next(
+        node
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Return) and node.value is not None
+    )
     lines = text.splitlines(keepends=True)
     line = lines[ret.value.lineno - 1]
-    col = len(line.encode()[:ret.value.col_offset].decode())
+    col = len(line.encode()[: ret.value.col_offset].decode())
     lines[ret.value.lineno - 1] = line[:col] + "-" + line[col:]  # one token: return -x
     path.write_text("".join(lines))
     assert results.code_hash([path]) != before

@@ -24,8 +24,11 @@ RAW_MATH = re.compile(r"\$[^$\s][^$]*\$")
 def widget_outputs(path):
     nb = nbformat.read(path, as_version=4)
     return [
-        out["data"] for cell in nb.cells if cell.cell_type == "code"
-        for out in cell.get("outputs", []) if WIDGET_VIEW in out.get("data", {})
+        out["data"]
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for out in cell.get("outputs", [])
+        if WIDGET_VIEW in out.get("data", {})
     ]
 
 
@@ -40,8 +43,12 @@ def test_every_stored_panel_output_has_a_png_snapshot_and_a_title(path):
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     out = tmp_path_factory.mktemp("site")
-    subprocess.run([sys.executable, str(bs.ROOT / "docs" / "build_site.py"), str(out)],
-                   check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, str(bs.ROOT / "docs" / "build_site.py"), str(out)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     return out
 
 
@@ -53,8 +60,14 @@ def test_site_is_offline_with_typeset_math_and_loaded_images(site, chromium):
     assert links == {p.name for p in pages[1:]}
     context = chromium.new_context(viewport=bs.VIEWPORT)
     outside, failed, problems = [], [], []
-    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
-        "file://") else (outside.append(route.request.url), route.abort()))
+    context.route(
+        "**/*",
+        lambda route: (
+            route.continue_()
+            if route.request.url.startswith("file://")
+            else (outside.append(route.request.url), route.abort())
+        ),
+    )
     page = context.new_page()
     page.on("requestfailed", lambda request: failed.append(request.url))
     # MathJax's hidden MathML (for screen readers) names TeX fonts that the package does not
@@ -64,7 +77,8 @@ def test_site_is_offline_with_typeset_math_and_loaded_images(site, chromium):
         for path in pages:
             page.goto(path.as_uri(), wait_until="load")
             images = page.eval_on_selector_all(
-                "img", "imgs => imgs.map(i => i.complete && i.naturalWidth > 0)")
+                "img", "imgs => imgs.map(i => i.complete && i.naturalWidth > 0)"
+            )
             assert all(images), f"{path.name}: {images.count(False)} image(s) did not load"
             if path.name == "index.html":
                 continue
@@ -72,9 +86,11 @@ def test_site_is_offline_with_typeset_math_and_loaded_images(site, chromium):
             page.evaluate("() => new Promise(done => MathJax.Hub.Queue(() => done(true)))")
             assert page.locator(".MathJax, .MathJax_Display").count() > 0, path.name
             prose = page.eval_on_selector_all(
-                ".jp-MarkdownOutput", "cells => cells.map(c => { const d = c.cloneNode(true);"
+                ".jp-MarkdownOutput",
+                "cells => cells.map(c => { const d = c.cloneNode(true);"
                 " d.querySelectorAll('code, pre, script').forEach(e => e.remove());"
-                " return d.textContent; })")
+                " return d.textContent; })",
+            )
             raw = [m for text in prose for m in RAW_MATH.findall(text)]
             if raw:  # e.g. a line inside $...$ that starts with "+ " became a list item
                 problems.append(f"{path.name}: math left untypeset: {raw[:3]}")

@@ -22,10 +22,19 @@ def _target_chi2(monkeypatch=None, wrong_sign=False):
     """Chi-square of the coldest replica's final states (20 000 independent chains)."""
     J, theta = random_machine(4, np.random.default_rng(11), scale=1.2)  # frustrated, biased
     if wrong_sign:
-        monkeypatch.setattr(glauber, "_swap_probability", lambda b0, b1, e0, e1:
-                            np.exp(np.minimum(0.0, -(b1 - b0) * (e1 - e0))))
-    run = bmlab.parallel_tempering(J, theta, betas=np.geomspace(0.2, 2.0, 5), n_sweeps=20,
-                                   n_chains=20_000, rng=np.random.default_rng(5))
+        monkeypatch.setattr(
+            glauber,
+            "_swap_probability",
+            lambda b0, b1, e0, e1: np.exp(np.minimum(0.0, -(b1 - b0) * (e1 - e0))),
+        )
+    run = bmlab.parallel_tempering(
+        J,
+        theta,
+        betas=np.geomspace(0.2, 2.0, 5),
+        n_sweeps=20,
+        n_chains=20_000,
+        rng=np.random.default_rng(5),
+    )
     assert run.states.shape == (20, 20_000, 4) and run.states.dtype == np.int8
     counts = np.bincount(bmlab.state_codes(run.states[-1]), minlength=16)
     return _chi2(counts, bmlab.boltzmann_probs(J, theta, 2.0))
@@ -72,9 +81,14 @@ def test_swap_rate_matches_the_exact_expected_acceptance():
     E = bmlab.energy(bmlab.all_states(3), TRIANGLE)
     p1, p2 = bmlab.boltzmann_probs(TRIANGLE, None, b1), bmlab.boltzmann_probs(TRIANGLE, None, b2)
     exact = p1 @ glauber._swap_probability(b1, b2, E[:, None], E[None, :]) @ p2
-    rates = np.array([bmlab.parallel_tempering(TRIANGLE, betas=[b1, b2], n_sweeps=500,
-                                               n_chains=200, rng=np.random.default_rng(s))
-                      .swap_rates for s in range(10)])
+    rates = np.array(
+        [
+            bmlab.parallel_tempering(
+                TRIANGLE, betas=[b1, b2], n_sweeps=500, n_chains=200, rng=np.random.default_rng(s)
+            ).swap_rates
+            for s in range(10)
+        ]
+    )
     assert rates.shape == (10, 1) and np.all((rates >= 0) & (rates <= 1))
     z = (rates.mean() - exact) / (rates.std(ddof=1) / np.sqrt(len(rates)))
     assert abs(z) < 5, (rates.mean(), exact, z)
@@ -82,8 +96,9 @@ def test_swap_rate_matches_the_exact_expected_acceptance():
 
 def test_ferromagnet_target_visits_both_basins():
     J = (np.ones((10, 10)) - np.eye(10)) / 10
-    run = bmlab.parallel_tempering(J, betas=np.geomspace(0.5, 3.0, 8), n_sweeps=400,
-                                   rng=np.random.default_rng(0))
+    run = bmlab.parallel_tempering(
+        J, betas=np.geomspace(0.5, 3.0, 8), n_sweeps=400, rng=np.random.default_rng(0)
+    )
     m = run.states[:, 0].mean(axis=1)
     assert (m > 0).mean() == pytest.approx(0.5, abs=0.25)
     assert run.swap_rates.shape == (7,) and np.all(run.swap_rates > 0.2)

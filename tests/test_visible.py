@@ -35,7 +35,7 @@ def pack(d):
 def unpack(u):
     J = np.zeros((N, N))
     J[IU] = u[: len(IU[0])]
-    return {"J": J + J.T, "theta": u[len(IU[0]):]}
+    return {"J": J + J.T, "theta": u[len(IU[0]) :]}
 
 
 def phi(s):
@@ -46,8 +46,14 @@ def test_exact_gradient_is_the_derivative_of_the_exact_log_likelihood(setup):
     S, params = setup
     g = visible_gradient(S)(params)
     u0, h = pack(params), 1e-5
-    fd = [(visible_log_likelihood(unpack(u0 + h * e), S)
-           - visible_log_likelihood(unpack(u0 - h * e), S)) / (2 * h) for e in np.eye(u0.size)]
+    fd = [
+        (
+            visible_log_likelihood(unpack(u0 + h * e), S)
+            - visible_log_likelihood(unpack(u0 - h * e), S)
+        )
+        / (2 * h)
+        for e in np.eye(u0.size)
+    ]
     np.testing.assert_allclose(pack(g), fd, atol=1e-8)
     np.testing.assert_array_equal(g["J"], g["J"].T)
     assert np.all(np.diag(g["J"]) == 0)

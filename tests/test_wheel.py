@@ -78,15 +78,27 @@ def test_wheel_runs_notebooks_outside_the_checkout(tmp_path, venv):
     src.mkdir()
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, src / name)
-    shutil.copytree(ROOT / "bmlab", src / "bmlab",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(
+        ROOT / "bmlab", src / "bmlab", ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+    )
     _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", tmp_path / "dist", src)
     (wheel,) = (tmp_path / "dist").glob("bmlab-*.whl")
 
     python = venv / "bin" / "python"
     env = _clean_env(venv)
-    _run(python, "-m", "pip", "install", "--quiet", "-c", ROOT / "requirements.lock",
-         wheel, "nbclient", "ipykernel", env=env)
+    _run(
+        python,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "-c",
+        ROOT / "requirements.lock",
+        wheel,
+        "nbclient",
+        "ipykernel",
+        env=env,
+    )
     _run(python, "-m", "ipykernel", "install", "--prefix", venv, "--name", "python3", env=env)
 
     work = tmp_path / "course"  # a folder that is not the checkout and has no figures/

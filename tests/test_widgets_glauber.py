@@ -84,7 +84,7 @@ def test_fig53_default_is_the_lecture_machine():
     chain = np.array([b.get_height() for b in panel.fig.axes[0].patches[8:]])
     assert chain.sum() == pytest.approx(1.0)
     # 4000 sweeps from one chain: visit frequencies within 0.05 TV of exact
-    assert 0.5 * np.abs(chain - bmlab.boltzmann_probs(wg._triangle(.5, .5, -.5))).sum() < .05
+    assert 0.5 * np.abs(chain - bmlab.boltzmann_probs(wg._triangle(0.5, 0.5, -0.5))).sum() < 0.05
 
 
 def test_two_basin_exact_bars_are_symmetric_and_chains_freeze():
@@ -125,8 +125,14 @@ def test_state_labels_order():
 def test_figure_5_3_static():
     S = bmlab.all_states(3).astype(float)
     p = bmlab.boltzmann_probs(wg._triangle(0.5, 0.5, -0.5))
-    fig = wg.figure_5_3(p, p, bmlab.energy(S, wg._triangle(0.5, 0.5, -0.5)),
-                        np.arange(1, 11) / 3, np.linspace(1, 0.3, 10), 0.276)
+    fig = wg.figure_5_3(
+        p,
+        p,
+        bmlab.energy(S, wg._triangle(0.5, 0.5, -0.5)),
+        np.arange(1, 11) / 3,
+        np.linspace(1, 0.3, 10),
+        0.276,
+    )
     assert len(fig.axes) == 2
     plt.close(fig)
 

@@ -27,7 +27,12 @@ def test_registered_and_builds_without_arguments():
     assert ALL_PANELS["hidden_training"] is hidden_training_panel
     panel = hidden_training_panel()
     assert panel.training and set(panel.controls) == {
-        "dataset", "machine", "n_hidden", "steps", "seed"}
+        "dataset",
+        "machine",
+        "n_hidden",
+        "steps",
+        "seed",
+    }
     assert panel.progress in panel.widget.children
 
 
@@ -77,11 +82,17 @@ def test_longest_run_finishes_cleanly():
     assert panel.last_error is None
 
 
-@pytest.mark.parametrize("kwargs,err", [
-    ({"dataset": "xor"}, ValueError), ({"machine": "deep"}, ValueError),
-    ({"n_hidden": 5}, ValueError), ({"n_hidden": 1.0}, TypeError), ({"steps": 50}, ValueError),
-    ({"seed": -1}, ValueError),
-])
+@pytest.mark.parametrize(
+    "kwargs,err",
+    [
+        ({"dataset": "xor"}, ValueError),
+        ({"machine": "deep"}, ValueError),
+        ({"n_hidden": 5}, ValueError),
+        ({"n_hidden": 1.0}, TypeError),
+        ({"steps": 50}, ValueError),
+        ({"seed": -1}, ValueError),
+    ],
+)
 def test_builder_rejects_bad_arguments(kwargs, err):
     name = next(iter(kwargs))
     with pytest.raises(err, match=name):

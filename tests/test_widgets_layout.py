@@ -33,14 +33,21 @@ matplotlib.use("Agg")
 TOL = 1.0  # pixels two boxes may share (touching is fine)
 _RUN_LENGTH = ("n_steps", "steps")  # controls of a training panel shortened for the test
 #: Settings beyond the defaults known to have collided (panel, control values).
-EXTRA = [("hidden_training", {"dataset": "parity, 4 bits", "n_hidden": 4}),
-         ("hidden_training", {"dataset": "one-hot, 4 bits", "machine": "general"}),
-         ("rbm_training", {"algorithm": "exact"}),
-         ("rbm_sampling", {"gibbs_steps": 200, "start": "noise"}),
-         ("z_wall", {"N": 600}), ("z_ledger", {"J13": 0.5}), ("glauber_two_basin", {"beta": 3.0})]
+EXTRA = [
+    ("hidden_training", {"dataset": "parity, 4 bits", "n_hidden": 4}),
+    ("hidden_training", {"dataset": "one-hot, 4 bits", "machine": "general"}),
+    ("rbm_training", {"algorithm": "exact"}),
+    ("rbm_sampling", {"gibbs_steps": 200, "start": "noise"}),
+    ("z_wall", {"N": 600}),
+    ("z_ledger", {"J13": 0.5}),
+    ("glauber_two_basin", {"beta": 3.0}),
+]
 #: Live panels are also drawn with every control at its minimum and at its maximum.
-CASES = [(name, {}) for name in ALL_PANELS] + EXTRA + [
-    (name, extreme) for name in ALL_PANELS for extreme in ("min", "max")]
+CASES = (
+    [(name, {}) for name in ALL_PANELS]
+    + EXTRA
+    + [(name, extreme) for name in ALL_PANELS for extreme in ("min", "max")]
+)
 
 
 def _drawn_panel(name, values):
@@ -89,15 +96,22 @@ def _close_figures():
     bmlab.use_style("screen")
 
 
-@pytest.mark.parametrize(("name", "values"), CASES, ids=[f"{n}-{i}" for i, (n, _) in
-                                                         enumerate(CASES)])
+@pytest.mark.parametrize(
+    ("name", "values"), CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CASES)]
+)
 def test_texts_do_not_collide_or_leave_the_figure_and_legends_avoid_data(name, values):
     panel, renderer, texts = _drawn_panel(name, values)
     assert texts, "nothing drawn"
     boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts]
     fig_box = panel.fig.bbox
-    outside = [text for text, b in boxes if b.x0 < fig_box.x0 - TOL or b.y0 < fig_box.y0 - TOL
-               or b.x1 > fig_box.x1 + TOL or b.y1 > fig_box.y1 + TOL]
+    outside = [
+        text
+        for text, b in boxes
+        if b.x0 < fig_box.x0 - TOL
+        or b.y0 < fig_box.y0 - TOL
+        or b.x1 > fig_box.x1 + TOL
+        or b.y1 > fig_box.y1 + TOL
+    ]
     assert not outside, f"{name}: texts leave the figure: {outside}"
     hits = [(s, t) for (s, a), (t, b) in itertools.combinations(boxes, 2) if _overlap(a, b)]
     assert not hits, f"{name}: overlapping texts: {hits}"
@@ -138,8 +152,12 @@ def _assert_legends_do_not_cover_data(panel, renderer, name):
             continue
         b = legend.get_window_extent(renderer)
         d = _data_boxes(ax, renderer)
-        inside = ((d[:, 2] > b.x0 + TOL) & (d[:, 0] < b.x1 - TOL) & (d[:, 3] > b.y0 + TOL)
-                  & (d[:, 1] < b.y1 - TOL))
+        inside = (
+            (d[:, 2] > b.x0 + TOL)
+            & (d[:, 0] < b.x1 - TOL)
+            & (d[:, 3] > b.y0 + TOL)
+            & (d[:, 1] < b.y1 - TOL)
+        )
         assert not inside.any(), f"{name}: the legend of {ax.get_title()!r} covers data"
 
 

@@ -46,8 +46,9 @@ def test_ledger_panel_agrees_with_exact_enumeration():
         J12, J23, J13 = rng.uniform(-2, 2, size=3)
         theta = rng.uniform(-1, 1, size=3)
         data = float(rng.uniform(-0.95, 0.95))
-        panel.set(J12=J12, J23=J23, J13=J13, theta1=theta[0], theta2=theta[1],
-                  theta3=theta[2], data=data)
+        panel.set(
+            J12=J12, J23=J23, J13=J13, theta1=theta[0], theta2=theta[1], theta3=theta[2], data=data
+        )
         J = _triangle(J12, J23, J13)
         p = bmlab.boltzmann_probs(J, theta)
         heights = [b.get_height() for b in panel.fig.axes[0].patches]
@@ -59,8 +60,11 @@ def test_ledger_panel_agrees_with_exact_enumeration():
 
 
 def _flag(panel):
-    return next(t.get_text() for t in panel.fig.axes[0].texts if "J₁₂J₂₃J₁₃" in t.get_text()
-                or "loop" in t.get_text())
+    return next(
+        t.get_text()
+        for t in panel.fig.axes[0].texts
+        if "J₁₂J₂₃J₁₃" in t.get_text() or "loop" in t.get_text()
+    )
 
 
 def test_frustration_flag_flips_with_the_loop_sign():
@@ -87,11 +91,18 @@ def test_ledger_panel_fuzz_no_error_nan_or_warning():
     panel = ledger_panel()
     rng = np.random.default_rng(0)
     ctrl = panel.controls
-    settings = [{k: c.max for k, c in ctrl.items()}, {k: c.min for k, c in ctrl.items()},
-                {k: 0.0 for k in ctrl}]
+    settings = [
+        {k: c.max for k, c in ctrl.items()},
+        {k: c.min for k, c in ctrl.items()},
+        {k: 0.0 for k in ctrl},
+    ]
     for _ in range(40):
-        settings.append({k: float(rng.choice([c.min, c.max, rng.uniform(c.min, c.max)]))
-                         for k, c in ctrl.items()})
+        settings.append(
+            {
+                k: float(rng.choice([c.min, c.max, rng.uniform(c.min, c.max)]))
+                for k, c in ctrl.items()
+            }
+        )
     for values in settings:
         panel.set(**values)
         assert panel.last_error is None, (values, panel.last_error)
@@ -123,9 +134,12 @@ def test_wall_panel_extrapolates_with_2_to_the_n_from_the_largest_measured_n():
     panel.compute()
     assert "measured" in panel.last_status
     t20 = secs[-1]
-    for n, text in [(21, f"{2 * t20 * 1e3:.3g} ms"), (30, f"{t20 * 2**10:.3g} s"),
-                    (37, f"{t20 * 2**17 / 60:.3g} minutes"),
-                    (60, f"{t20 * 2**40 / (365.25 * 86400):.3g} years")]:
+    for n, text in [
+        (21, f"{2 * t20 * 1e3:.3g} ms"),
+        (30, f"{t20 * 2**10:.3g} s"),
+        (37, f"{t20 * 2**17 / 60:.3g} minutes"),
+        (60, f"{t20 * 2**40 / (365.25 * 86400):.3g} years"),
+    ]:
         panel.set(N=n)
         assert f"{text} (2^N from N = 20)" in panel.last_status, (n, panel.last_status)
     panel.set(N=5)

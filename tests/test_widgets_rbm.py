@@ -26,8 +26,15 @@ def test_registered_and_build_without_arguments():
     assert ALL_PANELS["rbm_sampling"] is rbm_sampling_panel
     train_panel = rbm_training_panel()
     assert train_panel.training
-    assert set(train_panel.controls) == {"algorithm", "k", "lr", "n_hidden", "weight_decay",
-                                         "steps", "seed"}
+    assert set(train_panel.controls) == {
+        "algorithm",
+        "k",
+        "lr",
+        "n_hidden",
+        "weight_decay",
+        "steps",
+        "seed",
+    }
     assert train_panel.progress in train_panel.widget.children
     assert not rbm_sampling_panel().training
 
@@ -46,11 +53,14 @@ def test_default_training_run_curve_is_the_exact_likelihood():
     assert panel.progress.value == panel.progress.max == 1000
 
 
-@pytest.mark.parametrize("setting", [
-    {"algorithm": "PCD-k", "lr": 1.0, "k": 1, "steps": 1000},
-    {"algorithm": "exact", "n_hidden": 1, "lr": 0.01, "steps": 200},
-    {"algorithm": "CD-k", "k": 20, "weight_decay": 0.01, "steps": 200, "n_hidden": 16},
-])
+@pytest.mark.parametrize(
+    "setting",
+    [
+        {"algorithm": "PCD-k", "lr": 1.0, "k": 1, "steps": 1000},
+        {"algorithm": "exact", "n_hidden": 1, "lr": 0.01, "steps": 200},
+        {"algorithm": "CD-k", "k": 20, "weight_decay": 0.01, "steps": 200, "n_hidden": 16},
+    ],
+)
 def test_extreme_training_settings_never_fail(setting):
     panel = rbm_training_panel()
     panel.set(**setting)

@@ -15,6 +15,7 @@ def _layout_once(fig):
     fig.canvas.mpl_connect("draw_event", lambda _: fig.set_layout_engine("none"))
     return fig
 
+
 # The submodules register their builders in ALL_PANELS on import, so they come last.
 from . import glauber  # noqa: E402, F401, I001  (notebook 01: figure 5.3 live, two basins)
 from . import ledger  # noqa: E402, F401  (notebook 02: z_ledger, z_wall)

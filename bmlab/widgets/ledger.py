@@ -18,14 +18,28 @@ from ..results import load_results
 from . import ALL_PANELS, _layout_once
 
 _AGE_OF_UNIVERSE_S, _ATOMS_IN_UNIVERSE = 13.8e9 * 365.25 * 86400, 1e80  # Planck 2018; ~1e80
-_UNITS = [(_AGE_OF_UNIVERSE_S, "ages of the universe"), (365.25 * 86400, "years"),
-          (86400, "days"), (3600, "hours"), (60, "minutes"), (1, "s"), (1e-3, "ms")]
+_UNITS = [
+    (_AGE_OF_UNIVERSE_S, "ages of the universe"),
+    (365.25 * 86400, "years"),
+    (86400, "days"),
+    (3600, "hours"),
+    (60, "minutes"),
+    (1, "s"),
+    (1e-3, "ms"),
+]
 
 
 def _slider(description, value, lo, hi):
-    return widgets.FloatSlider(value=value, min=lo, max=hi, step=0.05, description=description,
-                               readout_format=".2f", style={"description_width": "initial"},
-                               layout=widgets.Layout(width="230px"))
+    return widgets.FloatSlider(
+        value=value,
+        min=lo,
+        max=hi,
+        step=0.05,
+        description=description,
+        readout_format=".2f",
+        style={"description_width": "initial"},
+        layout=widgets.Layout(width="230px"),
+    )
 
 
 def _ledger_html(S, E, w, pw) -> str:
@@ -37,10 +51,14 @@ def _ledger_html(S, E, w, pw) -> str:
         spins = " ".join("+" if v > 0 else "−" for v in s)
         shade = ' style="background:#e8edf6"' if g else ""
         color = ";color:" + ORANGE if y < 0 else ""
-        rows.append(f"<tr{shade}>{td.format('', spins)}{td.format('', f'{e:+.3f}')}"
-                    f"{td.format('', f'{x:.3f}')}{td.format(color, f'{y:+.3f}')}</tr>")
-    rows.append(f"<tr><td>sum</td><td></td>{td.format('', f'Z = {w.sum():.3f}')}"
-                f"{td.format('', f'{pw.sum():+.3f}')}</tr>")
+        rows.append(
+            f"<tr{shade}>{td.format('', spins)}{td.format('', f'{e:+.3f}')}"
+            f"{td.format('', f'{x:.3f}')}{td.format(color, f'{y:+.3f}')}</tr>"
+        )
+    rows.append(
+        f"<tr><td>sum</td><td></td>{td.format('', f'Z = {w.sum():.3f}')}"
+        f"{td.format('', f'{pw.sum():+.3f}')}</tr>"
+    )
     return '<table style="border-collapse:collapse">' + "".join(rows) + "</table>"
 
 
@@ -60,23 +78,38 @@ def ledger_panel(J12=0.5, J23=0.5, J13=-0.5, theta=(0.0, 0.0, 0.0), data_moment=
         Controls ``J12, J23, J13, theta1, theta2, theta3, data``; the ledger is ``panel.table``.
     """
     theta = check_theta(theta, 3)
-    controls = {"J12": _slider("J₁₂", J12, -2, 2), "J23": _slider("J₂₃", J23, -2, 2),
-                "J13": _slider("J₁₃", J13, -2, 2), "theta1": _slider("θ₁", theta[0], -1, 1),
-                "theta2": _slider("θ₂", theta[1], -1, 1), "theta3": _slider("θ₃", theta[2], -1, 1),
-                "data": _slider("⟨s₁s₂⟩ data", data_moment, -0.95, 0.95)}
+    controls = {
+        "J12": _slider("J₁₂", J12, -2, 2),
+        "J23": _slider("J₂₃", J23, -2, 2),
+        "J13": _slider("J₁₃", J13, -2, 2),
+        "theta1": _slider("θ₁", theta[0], -1, 1),
+        "theta2": _slider("θ₂", theta[1], -1, 1),
+        "theta3": _slider("θ₃", theta[2], -1, 1),
+        "data": _slider("⟨s₁s₂⟩ data", data_moment, -0.95, 0.95),
+    }
     S = all_states(3).astype(float)
     s1s2 = S[:, 0] * S[:, 1]
     bonds = np.stack([s1s2, S[:, 1] * S[:, 2], S[:, 0] * S[:, 2]], axis=1)  # pairs 12, 23, 13
 
-    fig, (ax_p, ax_m) = plt.subplots(1, 2, figsize=(9.0, 3.0), layout="constrained",
-                                     gridspec_kw={"width_ratios": [1.8, 1]})
+    fig, (ax_p, ax_m) = plt.subplots(
+        1, 2, figsize=(9.0, 3.0), layout="constrained", gridspec_kw={"width_ratios": [1.8, 1]}
+    )
     bars = ax_p.bar(range(8), np.full(8, 1 / 8), color=[NAVY if v > 0 else ORANGE for v in s1s2])
-    ax_p.set_xticks(range(8), ["".join("+" if v > 0 else "−" for v in s) for s in S],
-                    fontfamily="monospace")
+    ax_p.set_xticks(
+        range(8), ["".join("+" if v > 0 else "−" for v in s) for s in S], fontfamily="monospace"
+    )
     ax_p.set_ylabel("p(s) = e$^{-E}$/Z")
     ax_p.set_xlabel("navy: s₁s₂ = +1, orange: s₁s₂ = −1", fontsize="medium")
-    flag = ax_p.text(0.5, 1.04, "", transform=ax_p.transAxes, ha="center", va="bottom",
-                     fontsize="medium", fontweight="bold")  # in the title's place, off the bars
+    flag = ax_p.text(
+        0.5,
+        1.04,
+        "",
+        transform=ax_p.transAxes,
+        ha="center",
+        va="bottom",
+        fontsize="medium",
+        fontweight="bold",
+    )  # in the title's place, off the bars
     hb = ax_m.barh([1, 0], [0.0, 0.0], color=[NAVY, GRAY], height=0.6)
     ax_m.set_yticks([1, 0], ["model", "data"])
     ax_m.set(xlim=(-1, 1), ylim=(-1.3, 1.6))
@@ -99,19 +132,25 @@ def ledger_panel(J12=0.5, J23=0.5, J13=-0.5, theta=(0.0, 0.0, 0.0), data_moment=
         grad_text.set_text(f"∂L/∂J₁₂ = data − model\n= {grad:+.3f}")
         loop = J12 * J23 * J13
         kind = ("FRUSTRATED", EXTRA[1]) if loop < 0 else ("unfrustrated", EXTRA[0])
-        flag.set_text("no closed loop (a coupling is 0)" if loop == 0 else
-                      f"{kind[0]}: J₁₂J₂₃J₁₃ = {loop:.3g} {'<' if loop < 0 else '>'} 0")
+        flag.set_text(
+            "no closed loop (a coupling is 0)"
+            if loop == 0
+            else f"{kind[0]}: J₁₂J₂₃J₁₃ = {loop:.3g} {'<' if loop < 0 else '>'} 0"
+        )
         flag.set_color(GRAY if loop == 0 else kind[1])
         table.value = _ledger_html(S, E, w, s1s2 * w)
         n_sat = int(np.all(bonds * np.array([J12, J23, J13]) >= 0, axis=1).sum())
         ground = np.isclose(E, E.min(), rtol=0, atol=1e-9)
         sat = f"{n_sat} state(s) satisfy all bonds" if n_sat else "no state satisfies all 3 bonds"
-        return (f"Z = {w.sum():.4g}, <s1s2>_model = {m:.3f}, gradient {grad:+.3f} "
-                f"({'strengthen' if grad > 0 else 'weaken'} J12); {sat}; ground level "
-                f"E = {E.min():.2f}, {ground.sum()}-fold degenerate")
+        return (
+            f"Z = {w.sum():.4g}, <s1s2>_model = {m:.3f}, gradient {grad:+.3f} "
+            f"({'strengthen' if grad > 0 else 'weaken'} J12); {sat}; ground level "
+            f"E = {E.min():.2f}, {ground.sum()}-fold degenerate"
+        )
 
-    panel = Panel(_layout_once(fig), controls, update,
-                  title="The Z ledger, live (Section 5.7, Eq. 5.4-5.5)")
+    panel = Panel(
+        _layout_once(fig), controls, update, title="The Z ledger, live (Section 5.7, Eq. 5.4-5.5)"
+    )
     panel.table = table
     children = list(panel.widget.children)
     panel.widget.children = (*children[:-1], table, children[-1])
@@ -162,19 +201,25 @@ def wall_panel(N=30, timings=None) -> Panel:
     measured = {int(n): float(t) for n, t in zip(ns, secs, strict=True)}
     n_top = max(measured)
 
-    controls = {"N": widgets.IntSlider(value=N, min=1, max=600, description="N",
-                                       layout=widgets.Layout(width="500px"))}
+    controls = {
+        "N": widgets.IntSlider(
+            value=N, min=1, max=600, description="N", layout=widgets.Layout(width="500px")
+        )
+    }
     fig, ax = plt.subplots(figsize=(7.0, 3.0), layout="constrained")
     ax.plot(np.arange(1, 601), np.arange(1, 601) * math.log10(2), color=NAVY)
     ax.axvspan(0, 30, color=NAVY, alpha=0.08)
-    for value, name in [(_AGE_OF_UNIVERSE_S, "seconds since the Big Bang"),
-                        (_ATOMS_IN_UNIVERSE, "atoms in the observable universe")]:
+    for value, name in [
+        (_AGE_OF_UNIVERSE_S, "seconds since the Big Bang"),
+        (_ATOMS_IN_UNIVERSE, "atoms in the observable universe"),
+    ]:
         ax.axhline(math.log10(value), color=GRAY, ls="--", lw=1)
         ax.text(600, math.log10(value) + 3, name, color=GRAY, fontsize="small", ha="right")
     (dot,) = ax.plot([N], [N * math.log10(2)], "o", color=ORANGE, ms=8)
     label = ax.text(0.02, 0.95, "", transform=ax.transAxes, va="top", color=ORANGE)
-    ax.set(xlim=(0, 600), ylim=(0, 185), xlabel="number of units N",
-           ylabel="log$_{10}$ (terms in Z)")
+    ax.set(
+        xlim=(0, 600), ylim=(0, 185), xlabel="number of units N", ylabel="log$_{10}$ (terms in Z)"
+    )
 
     def update(N):
         dot.set_data([N], [N * math.log10(2)])
@@ -185,10 +230,15 @@ def wall_panel(N=30, timings=None) -> Panel:
         else:
             when, how = f"under {_time(measured[min(measured)])}", "not measured"
         terms = _count(2**N)
-        refs = [(_ATOMS_IN_UNIVERSE, "atoms in the observable universe"),
-                (_AGE_OF_UNIVERSE_S, "seconds since the Big Bang"), (86400, "seconds in a day")]
-        than = next((f"more terms than {name}" for v, name in refs if 2**N > v),
-                    "fewer terms than seconds in a day")
+        refs = [
+            (_ATOMS_IN_UNIVERSE, "atoms in the observable universe"),
+            (_AGE_OF_UNIVERSE_S, "seconds since the Big Bang"),
+            (86400, "seconds in a day"),
+        ]
+        than = next(
+            (f"more terms than {name}" for v, name in refs if 2**N > v),
+            "fewer terms than seconds in a day",
+        )
         label.set_text(f"N = {N}: {terms} terms\nexact log Z: {when}\n({how})")
         return f"N = {N}: 2^N = {terms} terms; {than}; exact log Z on this machine: {when} ({how})"
 

@@ -17,9 +17,13 @@ from . import ALL_PANELS
 
 #: Parameters beyond this magnitude count as a blow-up (the run stops with a message).
 MAX_ABS_PARAM = 100.0
-_LABELS = {"exact": "exact (enumeration)", "glauber": "Glauber, fresh chains",
-           "persistent": "Glauber, persistent chains", "frozen": "frozen at J=0, theta=0",
-           "data": "data moments as model"}
+_LABELS = {
+    "exact": "exact (enumeration)",
+    "glauber": "Glauber, fresh chains",
+    "persistent": "Glauber, persistent chains",
+    "frozen": "frozen at J=0, theta=0",
+    "data": "data moments as model",
+}
 
 
 def default_data() -> np.ndarray:
@@ -32,16 +36,36 @@ def _figure(data_pts, n_pairs, L_best, L_start):
     fig, (ax_l, ax_m) = plt.subplots(1, 2, figsize=(9.0, 3.6), layout="constrained")
     (curve,) = ax_l.plot([0], [L_start], color=NAVY)  # the model's exact L; gray: reference
     ax_l.axhline(L_best, color=GRAY, ls="--", lw=1)  # labelled on the line: no legend on data
-    ax_l.text(0.98, L_best, f"maximum {L_best:.3f}", color=GRAY, fontsize="small", ha="right",
-              va="bottom", transform=ax_l.get_yaxis_transform())
+    ax_l.text(
+        0.98,
+        L_best,
+        f"maximum {L_best:.3f}",
+        color=GRAY,
+        fontsize="small",
+        ha="right",
+        va="bottom",
+        transform=ax_l.get_yaxis_transform(),
+    )
     ax_l.set(xlabel="update", ylabel="L (nats per pattern)", title="average log-likelihood L")
     ax_m.plot([-1, 1], [-1, 1], color=GRAY, lw=1)
-    pairs = ax_m.scatter(data_pts[:n_pairs], data_pts[:n_pairs], s=14, color=NAVY,
-                         label=r"$\langle s_i s_j\rangle$")
-    means = ax_m.scatter(data_pts[n_pairs:], data_pts[n_pairs:], s=22, color=ORANGE,
-                         marker="s", label=r"$\langle s_i\rangle$")
-    ax_m.set(xlim=(-1.05, 1.05), ylim=(-1.05, 1.05), xlabel="data moment",
-             ylabel="model moment (exact)", title="moment matching (Eq. 5.6)")
+    pairs = ax_m.scatter(
+        data_pts[:n_pairs], data_pts[:n_pairs], s=14, color=NAVY, label=r"$\langle s_i s_j\rangle$"
+    )
+    means = ax_m.scatter(
+        data_pts[n_pairs:],
+        data_pts[n_pairs:],
+        s=22,
+        color=ORANGE,
+        marker="s",
+        label=r"$\langle s_i\rangle$",
+    )
+    ax_m.set(
+        xlim=(-1.05, 1.05),
+        ylim=(-1.05, 1.05),
+        xlabel="data moment",
+        ylabel="model moment (exact)",
+        title="moment matching (Eq. 5.6)",
+    )
     ax_m.legend(loc="upper left")
     return fig, ax_l, curve, pairs, means
 
@@ -76,11 +100,15 @@ def training_panel(S=None, *, n_chains: int = 100, seed: int = 0) -> Panel:
     fig, ax_l, curve, pairs, means = _figure(data_pts, len(iu[0]), L_best, -n * np.log(2))
 
     controls = {
-        "lr": widgets.FloatLogSlider(value=0.2, base=10, min=-3, max=2, step=0.1,
-                                     description="learning rate"),
+        "lr": widgets.FloatLogSlider(
+            value=0.2, base=10, min=-3, max=2, step=0.1, description="learning rate"
+        ),
         "n_steps": widgets.IntSlider(value=200, min=10, max=500, step=10, description="steps"),
-        "estimator": widgets.Dropdown(options=[(v, k) for k, v in _LABELS.items()],
-                                      value="exact", description="negative phase"),
+        "estimator": widgets.Dropdown(
+            options=[(v, k) for k, v in _LABELS.items()],
+            value="exact",
+            description="negative phase",
+        ),
         "k": widgets.IntSlider(value=1, min=1, max=10, description="sweeps k"),
     }
     progress = TrainingProgress()
@@ -88,11 +116,18 @@ def training_panel(S=None, *, n_chains: int = 100, seed: int = 0) -> Panel:
     def update(lr, n_steps, estimator, k):
         sampled = estimator in ("glauber", "persistent")
         progress.start(n_steps)
-        res = train(zero, visible_gradient(S, method=estimator, n_chains=n_chains, k=k),
-                    n_steps=n_steps, lr=lr, rng=np.random.default_rng(seed) if sampled else None,
-                    metrics={"L": lambda p: visible_log_likelihood(p, S)},
-                    record_every=max(1, n_steps // 100), max_abs=MAX_ABS_PARAM,
-                    on_diverge="stop", callback=progress.callback)
+        res = train(
+            zero,
+            visible_gradient(S, method=estimator, n_chains=n_chains, k=k),
+            n_steps=n_steps,
+            lr=lr,
+            rng=np.random.default_rng(seed) if sampled else None,
+            metrics={"L": lambda p: visible_log_likelihood(p, S)},
+            record_every=max(1, n_steps // 100),
+            max_abs=MAX_ABS_PARAM,
+            on_diverge="stop",
+            callback=progress.callback,
+        )
         progress.finish()
         steps, L = res.history["step"], res.history["L"]
         curve.set_data(steps, L)
@@ -100,24 +135,39 @@ def training_panel(S=None, *, n_chains: int = 100, seed: int = 0) -> Panel:
         low = max(min(L.min(), L_best) - 0.2, L_best - 15.0)
         ax_l.set_ylim(low, L_best + 0.15 * (L_best - low))  # room for the label; L <= L_best
         m, C = exact_moments(res.params["J"], res.params["theta"])
-        pairs.set_offsets(np.column_stack([data_pts[:len(iu[0])], C[iu]]))
-        means.set_offsets(np.column_stack([data_pts[len(iu[0]):], m]))
+        pairs.set_offsets(np.column_stack([data_pts[: len(iu[0])], C[iu]]))
+        means.set_offsets(np.column_stack([data_pts[len(iu[0]) :], m]))
         mismatch = np.abs(np.concatenate([C[iu], m]) - data_pts).max()
         head = f"{_LABELS[estimator]}: L = {L[-1]:.3f}"
         if res.diverged:
-            why = ("unbounded drift: the frozen negative phase never responds"
-                   if estimator == "frozen" else "the step is too large: lower the learning rate")
-            return (f"{head}; the parameters left the range ±{MAX_ABS_PARAM:g} after "
-                    f"{res.n_updates} updates and the run was stopped ({why})")
-        note = {"data": " -- the gradient is identically zero: nothing is learned",
-                "frozen": " -- the frozen negative phase cannot stop the drift"}.get(estimator, "")
+            why = (
+                "unbounded drift: the frozen negative phase never responds"
+                if estimator == "frozen"
+                else "the step is too large: lower the learning rate"
+            )
+            return (
+                f"{head}; the parameters left the range ±{MAX_ABS_PARAM:g} after "
+                f"{res.n_updates} updates and the run was stopped ({why})"
+            )
+        note = {
+            "data": " -- the gradient is identically zero: nothing is learned",
+            "frozen": " -- the frozen negative phase cannot stop the drift",
+        }.get(estimator, "")
         if estimator == "exact" and L[-1] < L.max() - 1e-3:
             note = f" -- L fell from its peak {L.max():.3f}: the step is too large, lower lr"
-        return (f"{head} after {res.n_updates} updates (maximum {L_best:.3f}); "
-                f"largest moment mismatch {mismatch:.3f}{note}")
+        return (
+            f"{head} after {res.n_updates} updates (maximum {L_best:.3f}); "
+            f"largest moment mismatch {mismatch:.3f}{note}"
+        )
 
-    return Panel(fig, controls, update, title="Maximum-likelihood training (Eq. 5.4)",
-                 training=True, progress=progress)
+    return Panel(
+        fig,
+        controls,
+        update,
+        title="Maximum-likelihood training (Eq. 5.4)",
+        training=True,
+        progress=progress,
+    )
 
 
 ALL_PANELS["ml_training"] = training_panel

@@ -48,9 +48,23 @@ def _run_one(mutant, base: Path) -> tuple[str, bool, float]:
     start = time.perf_counter()
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
-             "-m", "not browser", *mutant.tests],
-            cwd=base, capture_output=True, text=True, timeout=TIMEOUT, check=False,
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-x",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-m",
+                "not browser",
+                *mutant.tests,
+            ],
+            cwd=base,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            check=False,
         )
         killed = proc.returncode != 0
     except subprocess.TimeoutExpired:
@@ -66,8 +80,7 @@ def main() -> int:
     parser.add_argument("--only", default="", help="run the mutants whose name contains this")
     args = parser.parse_args()
     chosen = [m for m in MUTANTS if args.only in m.name]
-    stale = [m.name for m in chosen
-             if (ROOT / m.module).read_text().count(m.original) != 1]
+    stale = [m.name for m in chosen if (ROOT / m.module).read_text().count(m.original) != 1]
     if stale:
         print("stale mutants (snippet not found exactly once):", *stale, sep="\n  ")
         return 2
@@ -75,17 +88,21 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         bases = [_scratch_copy(Path(tmp) / f"copy{j}") for j in range(args.jobs)]
         # each worker owns one copy: mutant j runs in copy j % jobs, one at a time per copy
-        lanes = [chosen[j::args.jobs] for j in range(args.jobs)]
+        lanes = [chosen[j :: args.jobs] for j in range(args.jobs)]
         with ThreadPoolExecutor(args.jobs) as pool:
-            futures = [pool.submit(lambda lane, base: [_run_one(m, base) for m in lane],
-                                   lane, base) for lane, base in zip(lanes, bases, strict=True)]
+            futures = [
+                pool.submit(lambda lane, base: [_run_one(m, base) for m in lane], lane, base)
+                for lane, base in zip(lanes, bases, strict=True)
+            ]
             outcomes = [row for f in futures for row in f.result()]
     killed = [name for name, dead, _ in outcomes if dead]
     survivors = sorted(name for name, dead, _ in outcomes if not dead)
     score = len(killed) / max(1, len(outcomes))
     wall = time.perf_counter() - start
-    print(f"mutants: {len(outcomes)}, killed by the unit tests: {len(killed)} "
-          f"({score:.0%}; target {TARGET_SCORE:.0%}), wall time {wall:.0f} s")
+    print(
+        f"mutants: {len(outcomes)}, killed by the unit tests: {len(killed)} "
+        f"({score:.0%}; target {TARGET_SCORE:.0%}), wall time {wall:.0f} s"
+    )
     for name in survivors:
         mutant = next(m for m in MUTANTS if m.name == name)
         print(f"SURVIVED {name}: {mutant.module}: {mutant.original!r} -> {mutant.mutated!r}")
