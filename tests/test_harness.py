@@ -15,8 +15,9 @@ import yaml
 import zmq
 import zmq.asyncio
 
-from bmlab import results
-from bmlab.tools import SlicedKernelClient, environment_yml, read_lock
+from benchmarks.recording import code_hash
+from tools.kernel_client import SlicedKernelClient
+from tools.lock import environment_yml, read_lock
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -116,7 +117,7 @@ def test_recorded_results_exist():
 def test_recorded_results_are_fresh(path):
     """A recorded result must have been made by the code as it is now (re-run `make figures`)."""
     record = json.loads(path.read_text())
-    assert results.code_hash(record["sources"]) == record["code_hash"], (
+    assert code_hash(record["sources"]) == record["code_hash"], (
         f"{path.name} was recorded with other code than {record['sources']}; "
         "re-run its script under benchmarks/ (make figures)"
     )
@@ -153,7 +154,7 @@ def test_exercises_check_and_hide_their_solutions(ipynb):
     solutions = [c for c in cells if "solution" in c["metadata"].get("tags", ())]
     assert len([c for c in checks if c not in solutions]) >= 3, "fewer than 3 self-check cells"
     for cell in solutions:
-        assert cell["outputs"] == [], "solution output stored: use python -m bmlab.tools execute"
+        assert cell["outputs"] == [], "solution output stored: use python -m tools execute"
         assert "nbval-ignore-output" in cell["metadata"]["tags"]
         assert cell["metadata"].get("jupyter", {}).get("source_hidden"), "solution code not hidden"
         source = "".join(cell["source"])

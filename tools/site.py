@@ -1,4 +1,4 @@
-"""Build the offline static site of the executed notebooks: ``make site`` -> ``site/``.
+"""``python -m tools site``: the offline static site of the executed notebooks (``make site``).
 
 One HTML page per notebook (nbconvert with ``docs/site_template``: stored outputs only, live
 panels as their PNG snapshots) plus ``index.html``, and MathJax 2 copied from the
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import html
 import shutil
-import sys
 from pathlib import Path
 
 import jupyter_server_mathjax
@@ -17,7 +16,7 @@ import nbformat
 from nbconvert import HTMLExporter
 
 ROOT = Path(__file__).resolve().parent.parent
-TEMPLATE = Path(__file__).resolve().parent / "site_template"
+TEMPLATE = ROOT / "docs" / "site_template"
 INDEX = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>bmlab notebooks</title>
 <style>body {{font-family: sans-serif; max-width: 48em; margin: 2em auto; line-height: 1.5}}</style>
@@ -42,8 +41,11 @@ def title_of(nb) -> str:
     return "notebook"
 
 
-def build(out: Path, notebooks: list[Path]) -> None:
-    """Write ``out/index.html``, one page per notebook and ``out/mathjax/``."""
+def build_site(out: Path, notebooks: list[Path] | None = None) -> Path:
+    """Write ``out/index.html``, one page per notebook (default: every notebook of
+    ``notebooks/``) and ``out/mathjax/``; return the index page."""
+    if notebooks is None:
+        notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
     out.mkdir(parents=True, exist_ok=True)
     mathjax = Path(jupyter_server_mathjax.__file__).parent / "static"
     shutil.copytree(mathjax, out / "mathjax", dirs_exist_ok=True)
@@ -58,9 +60,4 @@ def build(out: Path, notebooks: list[Path]) -> None:
         title = html.escape(title_of(nb))
         items.append(f'<li><a href="{path.stem}.html">{title}</a></li>')
     (out / "index.html").write_text(INDEX.format(items="\n".join(items)), encoding="utf-8")
-
-
-if __name__ == "__main__":
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "site"
-    build(target, sorted((ROOT / "notebooks").glob("*.ipynb")))
-    print(f"wrote {target / 'index.html'}")
+    return out / "index.html"
