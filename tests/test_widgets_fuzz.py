@@ -1,10 +1,10 @@
 """Fuzz every live panel from Python: random settings within each control's range.
 
-For every builder in ``bmlab.widgets.ALL_PANELS``: about 200 settings for a panel that redraws
-on every slider move, a few for a training panel (they train for seconds; the controls that
-set a run's length, such as ``steps``, stay at their minimum), always including all controls
-at their minimum, all at their maximum, and each control alone at each extreme (beta at its
-maximum, couplings at their limits, k = 1 and its maximum). After each setting: no exception
+For every builder of the registry ``bmlab.widgets.PANELS``: about 200 settings for a panel that
+redraws on every slider move, a few for a training panel (they train for seconds; the controls
+that set a run's length, such as ``steps``, stay at their minimum), always including all
+controls at their minimum, all at their maximum, and each control alone at each extreme (beta at
+its maximum, couplings at their limits, k = 1 and its maximum). After each setting: no exception
 (the panel turns one into ``last_error``), no NaN or inf in the status line or in any text of
 the figure, and no warning (the suite runs with warnings as errors; ``Panel`` turns a warning
 inside ``update`` into ``last_error`` too).
@@ -20,31 +20,31 @@ import numpy as np
 import pytest
 from widget_settings import settings
 
-from bmlab.widgets import ALL_PANELS
+from bmlab.widgets import PANELS
 
 N_SETTINGS = 200
 N_TRAINING_SETTINGS = 4
 #: Training panels train briefly: controls that set a run's length stay at their minimum.
 RUN_LENGTH = re.compile(r"steps$|^epochs$|^n_updates$|^updates$|^n_sweeps$|^iterations$")
 NOT_FINITE = re.compile(r"\b(nan|inf)\b", re.IGNORECASE)
-PANELS = sorted(ALL_PANELS)
+BUILDERS = {name: build for panels in PANELS.values() for name, build in panels.items()}
 
 
 def _texts(fig) -> list[str]:
     return [t.get_text() for t in fig.findobj(matplotlib.text.Text) if t.get_text()]
 
 
-def test_registry_is_not_empty():
-    if not ALL_PANELS:
-        pytest.skip("no panel registered in bmlab.widgets.ALL_PANELS yet")
-    for name, builder in ALL_PANELS.items():
+def test_registry_lists_documented_builders_by_notebook():
+    assert list(PANELS) == sorted(PANELS) and all(re.fullmatch(r"\d\d", nb) for nb in PANELS)
+    assert len(BUILDERS) == sum(len(panels) for panels in PANELS.values()), "a name twice"
+    for name, builder in BUILDERS.items():
         assert callable(builder), name
         assert (builder.__doc__ or "").strip(), f"{name}: builder needs a docstring"
 
 
-@pytest.mark.parametrize("name", PANELS)
+@pytest.mark.parametrize("name", sorted(BUILDERS))
 def test_panel_survives_random_settings(name):
-    panel = ALL_PANELS[name]()
+    panel = BUILDERS[name]()
     assert panel.controls, f"{name}: a panel without controls"
     rng = np.random.default_rng(zlib.crc32(name.encode()))  # reproducible per panel
     n = N_TRAINING_SETTINGS if panel.training else N_SETTINGS
