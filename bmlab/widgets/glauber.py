@@ -48,7 +48,8 @@ def _markov_path(T, n_steps: int, start: int, rng) -> np.ndarray:
     cum = np.cumsum(np.clip(T, 0.0, None), axis=1)
     cum[:, -1] = np.inf  # a uniform u < 1 always lands inside the row
     rows = cum.tolist()
-    out, s = [0] * n_steps, start
+    out = [0] * n_steps
+    s = start
     for t, u in enumerate(rng.random(n_steps).tolist()):
         s = out[t] = bisect.bisect_right(rows[s], u)
     return np.asarray(out, dtype=np.int64)

@@ -118,7 +118,7 @@ def ledger_panel(J12=0.5, J23=0.5, J13=-0.5, theta=(0.0, 0.0, 0.0), data_moment=
         E = _energy(S, J, np.array([theta1, theta2, theta3], dtype=float))  # Eq. 5.1
         w = np.exp(-E)
         p = w / w.sum()  # Eq. 5.3
-        m = float(s1s2 @ p)  # Eq. 5.5
+        m = float(s1s2 @ w / w.sum())  # Eq. 5.5
         set_heights(bars, p)
         ax_p.set_ylim(0, max(0.3, 1.1 * float(p.max())))
         grad = float(data) - m
