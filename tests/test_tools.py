@@ -58,3 +58,17 @@ def test_make_notebooks_asks_for_figures_and_stores_no_solution_output(monkeypat
     notebooks.execute([str(nb)])
     assert calls[0]["env"]["BMLAB_SAVE_FIGURES"] == "1" and calls[0]["cwd"] == ROOT
     assert json.loads(nb.read_text())["cells"][0]["outputs"] == []  # solutions wait
+
+
+def test_consecutive_prints_are_stored_as_one_stream():
+    """A busy kernel flushes one cell's prints in pieces; stored, they are one output."""
+    out = [
+        {"output_type": "stream", "name": "stdout", "text": ["P ="]},
+        {"output_type": "stream", "name": "stdout", "text": [" 55 parameters\n", "ok\n"]},
+        {"output_type": "display_data", "data": {}, "metadata": {}},
+        {"output_type": "stream", "name": "stdout", "text": ["after\n"]},
+        {"output_type": "stream", "name": "stderr", "text": ["warning\n"]},
+    ]
+    merged = notebooks.coalesce_streams(out)
+    assert [o["output_type"] for o in merged] == ["stream", "display_data", "stream", "stream"]
+    assert merged[0]["text"] == ["P = 55 parameters\n", "ok\n"]
