@@ -1,13 +1,13 @@
 """Widget latency: kernel-side time of one panel update, new value -> finished redraw.
 
-For every non-training panel of the registry ``bmlab.widgets.PANELS``: the time of ``panel.set(...)``
-(the panel's ``update`` plus rendering the figure to PNG, which is what the inline backend
-sends to the browser) over ~20 random settings of its controls, always including all
-controls at their minimum and all at their maximum. Targets on 2 cores: median <= 150 ms,
+For every non-training panel of the registry ``bmlab.widgets.PANELS``: the time of
+``panel.set(...)`` (the panel's ``update`` plus rendering the figure to PNG, which is what the
+inline backend sends to the browser) over ~20 random settings of its controls, always including
+all controls at their minimum and all at their maximum. Targets on 2 cores: median <= 150 ms,
 worst <= 300 ms. Training panels are exempt: for them, the time of one run at the default
-settings. Times are measured in this one run on this machine, whatever else it is doing
-(the load average is printed). The exit status is non-zero only if a panel crashed
-(an exception or an error shown in its status line), never for a missed target.
+settings. Times are measured in this one run on this machine, whatever else it is doing (the
+load average is printed). The exit status is non-zero only if a panel crashed (an exception or
+an error shown in its status line), never for a missed target.
 
     .venv/bin/python benchmarks/bench_widgets.py [--settings 20] [--panels NAME ...]
 """
