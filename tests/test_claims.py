@@ -159,7 +159,7 @@ def claims(markdown: str) -> list[Number]:
 
 
 def _context(markdown: str, number: Number) -> str:
-    flat = " ".join(markdown.replace("\\,", "\u2009").replace("−", "-").split())
+    flat = re.sub(r"[ \t\r\n]+", " ", markdown.replace("\\,", "\u2009").replace("−", "-"))
     i = flat.find(number.text.strip())
     if i < 0:
         return flat[:70] + "…"
@@ -275,10 +275,9 @@ def unbacked_claims(path: Path) -> list[str]:
             for claim in claims(chunk):
                 if _backed(claim, code + shown):
                     continue
-                problems.append(
-                    f"section {section.heading!r}: {claim.text.strip()!r} in "
-                    f"{_context(chunk, claim)!r}"
-                )
+                plain = claim.text.strip().replace("\u2009", " ")
+                context = _context(chunk, claim).replace("\u2009", " ")
+                problems.append(f'section "{section.heading}": {plain} in "{context}"')
     return problems
 
 
@@ -378,7 +377,7 @@ def test_a_wrong_crossing_fails_and_a_shown_one_passes(tmp_path):
     path = tmp_path / "nb.ipynb"
     path.write_text(json.dumps(_notebook(cells)))
     found = unbacked_claims(path)
-    assert [line.split(":")[1].split()[0] for line in found] == ["'100'", "'500'", "'0.224'"]
+    assert [line.split('": ')[1].split()[0] for line in found] == ["100", "500", "0.224"]
 
 
 # -- command line -----------------------------------------------------------------------------
