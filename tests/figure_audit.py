@@ -366,7 +366,8 @@ def check_cut_off(d: Drawn) -> list[str]:
         ):
             problems.append(
                 f"text {_short(text.get_text())} runs off the canvas at the {_side(b, canvas)}"
-                " — move it inside or enlarge the figure"
+                " (only a tight crop shows it; a panel or a fixed-size save cuts it) —"
+                " fig.tight_layout(), layout='constrained', or move it inside"
             )
     for ax in d.fig.axes:
         for s in series_of(d, ax):
