@@ -700,7 +700,9 @@ def audit_notebook(path: Path, timeout: int = 600) -> list[tuple[str, str, list[
     starts = []
     if py.exists():
         lines = py.read_text().splitlines()
-        starts = [i + 1 for i, line in enumerate(lines) if line.startswith("# %%")]
+        starts = [
+            i + 2 for i, line in enumerate(lines) if line.startswith("# %%")
+        ]  # first source line
     found = []
     for number, cell in enumerate(nb.cells, 1):
         if cell.cell_type != "code":
