@@ -33,12 +33,13 @@ def pytest_configure(config):
     config._bmlab_status_before = _git_status()
 
 
+FIGURE_AUDIT = ROOT / "tests" / "figure_audit.py"
+
+
 def _figure_audit_ipython_dir(config) -> str:
     """A temporary IPYTHONDIR whose startup file audits every figure (made once a session)."""
     if not hasattr(config, "_bmlab_audit_dir"):
-        spec = importlib.util.spec_from_file_location(
-            "figure_audit", ROOT / "tests" / "figure_audit.py"
-        )
+        spec = importlib.util.spec_from_file_location("figure_audit", FIGURE_AUDIT)
         figure_audit = sys.modules.setdefault("figure_audit", importlib.util.module_from_spec(spec))
         spec.loader.exec_module(figure_audit)
         config._bmlab_audit_dir = tempfile.mkdtemp(prefix="bmlab-figure-audit-")
@@ -50,7 +51,7 @@ def _figure_audit_ipython_dir(config) -> str:
 def pytest_runtest_setup(item):
     """nbval starts a notebook's kernel while it sets up the notebook's first cell: only that
     kernel gets the auditing IPYTHONDIR (other subprocesses of the tests never see it)."""
-    if item.path.suffix != ".ipynb":
+    if item.path.suffix != ".ipynb" or not FIGURE_AUDIT.exists():  # notebooks copied alone
         return (yield)
     saved = os.environ.get("IPYTHONDIR")
     os.environ["IPYTHONDIR"] = _figure_audit_ipython_dir(item.config)

@@ -640,13 +640,25 @@ def install(verbose: bool = False) -> None:
 
 
 STARTUP = """# Written by bmlab's tests: audit every figure this kernel shows (figure_audit.py).
-import importlib.util as _util, sys as _sys
-_spec = _util.spec_from_file_location("figure_audit", {path!r})
-_module = _util.module_from_spec(_spec)
-_sys.modules["figure_audit"] = _module
-_spec.loader.exec_module(_module)
-_module.install(verbose={verbose!r})
-del _util, _sys, _spec, _module
+def _install_figure_audit():
+    import importlib.util
+    import sys
+
+    try:
+        spec = importlib.util.spec_from_file_location("figure_audit", {path!r})
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["figure_audit"] = module
+        spec.loader.exec_module(module)
+        module.install(verbose={verbose!r})
+    except Exception as exc:  # say so in every cell: an audit that did not start must fail
+        message = f"figure audit: not installed ({{exc!r}})"
+        get_ipython().events.register(
+            "pre_run_cell", lambda info: print(message, file=sys.stderr)
+        )
+
+
+_install_figure_audit()
+del _install_figure_audit
 """
 
 

@@ -239,13 +239,11 @@ KERNEL_CELLS = [
 ]
 
 
-def test_the_startup_file_audits_what_a_kernel_shows(tmp_path):
-    """plt.show(), a trailing fig and display(fig) all pass through the audit; a good figure
-    prints nothing."""
+def _stderr_of_cells(cells: list[str], ipython_dir: Path) -> list[str]:
+    """Run ``cells`` in a fresh kernel started with ``ipython_dir``; each cell's stderr."""
     nbformat = pytest.importorskip("nbformat")
     pytest.importorskip("nbclient")
-    fa.write_startup(tmp_path / "ipython")
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in KERNEL_CELLS])
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     script = (
         "import sys, nbformat, nbclient\n"
         "nb = nbformat.read(sys.stdin, as_version=4)\n"
@@ -253,7 +251,7 @@ def test_the_startup_file_audits_what_a_kernel_shows(tmp_path):
         "nbformat.write(nb, sys.stdout)\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
-    env["IPYTHONDIR"] = str(tmp_path / "ipython")
+    env["IPYTHONDIR"] = str(ipython_dir)
     out = subprocess.run(
         [sys.executable, "-c", script],
         input=nbformat.writes(nb),
@@ -263,8 +261,27 @@ def test_the_startup_file_audits_what_a_kernel_shows(tmp_path):
         timeout=180,
         check=True,
     )
-    cells = nbformat.reads(out.stdout, as_version=4).cells
-    stderr = ["".join(o["text"] for o in c.outputs if o.get("name") == "stderr") for c in cells]
+    return [
+        "".join(o["text"] for o in c.outputs if o.get("name") == "stderr")
+        for c in nbformat.reads(out.stdout, as_version=4).cells
+    ]
+
+
+def test_the_startup_file_audits_what_a_kernel_shows(tmp_path):
+    """plt.show(), a trailing fig and display(fig) all pass through the audit; a good figure
+    prints nothing."""
+    fa.write_startup(tmp_path / "ipython")
+    stderr = _stderr_of_cells(KERNEL_CELLS, tmp_path / "ipython")
     for word, text in zip(["beta", "tau", "theta"], stderr[1:4], strict=True):
         assert text.startswith(fa.PREFIX) and f"spells out {word}" in text, stderr
     assert stderr[4] == "" and stderr[0] == ""
+
+
+def test_an_audit_that_cannot_start_fails_every_cell(tmp_path):
+    startup = tmp_path / "ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True)
+    (startup / "00-audit.py").write_text(
+        fa.STARTUP.format(path=str(tmp_path / "missing.py"), verbose=False)
+    )
+    stderr = _stderr_of_cells(["1 + 1", "print('hello')"], tmp_path / "ipython")
+    assert all(text.startswith("figure audit: not installed") for text in stderr), stderr
