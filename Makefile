@@ -46,7 +46,7 @@ lab: $(STAMP)
 	$(VENV)/bin/jupyter lab --allow-root --notebook-dir=notebooks --ServerApp.port=$(PORT)
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check bmlab tests benchmarks docs notebooks/*.py conftest.py
+	$(VENV)/bin/ruff check bmlab tests benchmarks docs notebooks/*.py $(wildcard notebooks/solutions/*.py) conftest.py
 
 # conftest.py supplies the nbval options: `pytest notebooks` needs no flags.
 test: $(STAMP) lint
@@ -68,7 +68,7 @@ test-browser: $(STAMP)
 
 # The only targets that write figures/ (save_figure is a no-op unless BMLAB_SAVE_FIGURES=1).
 notebooks: $(STAMP)
-	BMLAB_SAVE_FIGURES=1 $(PY) -m bmlab.tools execute notebooks/*.ipynb
+	BMLAB_SAVE_FIGURES=1 $(PY) -m bmlab.tools execute notebooks/*.ipynb $(wildcard notebooks/solutions/*.ipynb)
 
 figures: $(STAMP)
 	$(PY) benchmarks/record_all.py
@@ -80,6 +80,7 @@ benchmarks: $(STAMP)
 	$(PY) benchmarks/bench_ais.py
 	$(PY) benchmarks/bench_widgets.py
 	$(PY) benchmarks/bench_browser_latency.py
+	$(PY) benchmarks/bench_notebooks.py
 
 # Not part of `make test` (about 5 minutes on 2 idle cores): see CONTRIBUTING, "Mutation check".
 mutation: $(STAMP)
