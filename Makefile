@@ -47,7 +47,7 @@ lab: $(STAMP)
 
 # ruff format --check: the line budgets of tests/test_api.py count formatted code.
 lint: $(STAMP)
-	$(VENV)/bin/ruff check bmlab tests benchmarks tools notebooks/*.py conftest.py
+	$(VENV)/bin/ruff check bmlab tests benchmarks tools notebooks/*.py $(wildcard notebooks/solutions/*.py) conftest.py
 	$(VENV)/bin/ruff format --check bmlab tests benchmarks tools
 
 # conftest.py supplies the nbval options: `pytest notebooks` needs no flags.
@@ -70,7 +70,7 @@ test-browser: $(STAMP)
 
 # The only targets that write figures/ (save_figure is a no-op unless BMLAB_SAVE_FIGURES=1).
 notebooks: $(STAMP)
-	BMLAB_SAVE_FIGURES=1 $(PY) -m tools execute notebooks/*.ipynb
+	BMLAB_SAVE_FIGURES=1 $(PY) -m tools execute notebooks/*.ipynb $(wildcard notebooks/solutions/*.ipynb)
 
 figures: $(STAMP)
 	$(PY) benchmarks/record_all.py
@@ -82,6 +82,7 @@ benchmarks: $(STAMP)
 	$(PY) benchmarks/bench_ais.py
 	$(PY) benchmarks/bench_widgets.py
 	$(PY) benchmarks/bench_browser_latency.py
+	$(PY) benchmarks/bench_notebooks.py
 
 # Not part of `make test` (about 5 minutes on 2 idle cores): see CONTRIBUTING, "Mutation check".
 mutation: $(STAMP)

@@ -2,14 +2,24 @@
 
 - ``pytest notebooks/`` needs no flags: notebooks run under strict nbval in the current
   environment, with the project's sanitizer (memory addresses, widget ids, embedded PNGs).
+- Every figure a notebook shows is audited (``tests/figure_audit.py``): nbval's kernels start
+  with an ``IPYTHONDIR`` whose startup file prints each layout problem to stderr, so strict
+  nbval fails on the cell that drew the figure and shows the problem.
 - A run that changes ``git status`` (a tracked file modified, an untracked file left behind)
   fails, so running notebooks and tests can never dirty a student's checkout.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import shutil
 import subprocess
+import sys
+import tempfile
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent
 
@@ -21,6 +31,55 @@ def pytest_configure(config):
         option.nbval_current_env = True
         option.nbval_sanitize_with = str(ROOT / "tests" / "nbval_sanitize.cfg")
     config._bmlab_status_before = _git_status()
+
+
+FIGURE_AUDIT = ROOT / "tests" / "figure_audit.py"
+
+
+def _figure_audit_ipython_dir(config) -> str:
+    """A temporary IPYTHONDIR whose startup file audits every figure (made once a session)."""
+    if not hasattr(config, "_bmlab_audit_dir"):
+        spec = importlib.util.spec_from_file_location("figure_audit", FIGURE_AUDIT)
+        figure_audit = sys.modules.setdefault("figure_audit", importlib.util.module_from_spec(spec))
+        spec.loader.exec_module(figure_audit)
+        config._bmlab_audit_dir = tempfile.mkdtemp(prefix="bmlab-figure-audit-")
+        figure_audit.write_startup(Path(config._bmlab_audit_dir))
+    return config._bmlab_audit_dir
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    """nbval starts a notebook's kernel while it sets up the notebook's first cell: only that
+    kernel gets the auditing IPYTHONDIR (other subprocesses of the tests never see it)."""
+    if item.path.suffix != ".ipynb" or not FIGURE_AUDIT.exists():  # notebooks copied alone
+        return (yield)
+    saved = os.environ.get("IPYTHONDIR")
+    os.environ["IPYTHONDIR"] = _figure_audit_ipython_dir(item.config)
+    try:
+        return (yield)
+    finally:
+        if saved is None:
+            os.environ.pop("IPYTHONDIR", None)
+        else:
+            os.environ["IPYTHONDIR"] = saved
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """nbval reports an audit line only as "Unexpected output fields: {'stderr'}": show the
+    lines themselves under the failure."""
+    report = yield
+    outputs = getattr(item, "test_outputs", None) or []
+    lines = [
+        line
+        for out in outputs
+        if out.get("name") == "stderr"
+        for line in "".join(out.get("text", "")).splitlines()
+        if line.startswith("figure audit: ")
+    ]
+    if report.failed and lines:
+        report.sections.append(("figure audit (tests/figure_audit.py)", "\n".join(lines)))
+    return report
 
 
 def _git_status() -> str | None:
@@ -40,6 +99,8 @@ def _git_status() -> str | None:
 
 
 def pytest_sessionfinish(session, exitstatus):
+    if hasattr(session.config, "_bmlab_audit_dir"):
+        shutil.rmtree(session.config._bmlab_audit_dir, ignore_errors=True)
     before = getattr(session.config, "_bmlab_status_before", None)
     after = _git_status()
     if before is None or after is None or after == before:

@@ -174,3 +174,55 @@ def launch_chromium(playwright):
 
 def python() -> str:
     return sys.executable
+
+
+#: axe-core impacts that fail an audit (moderate and minor ones are reported, not failed).
+AXE_FAILING = ("critical", "serious")
+
+
+def axe_violations(page, context=None, impacts=AXE_FAILING) -> list[dict]:
+    """Run axe-core (the copy that ``axe-playwright-python`` ships) on a Playwright page.
+
+    Returns the violations whose impact is in ``impacts``, each as ``{"id", "impact",
+    "help", "nodes": [{"target", "html", "summary"}]}``. ``context`` is axe's context (a CSS
+    selector, or ``{"include": [...], "exclude": [...]}``) to audit part of a page, e.g. the
+    project's own outputs inside JupyterLab. Wait for what changes the page (MathJax, widgets)
+    before calling it.
+    """
+    from axe_playwright_python.base import AXE_SCRIPT
+
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.evaluate(AXE_SCRIPT)
+    results = page.evaluate(
+        "([context, options]) => context === null ? axe.run(document, options)"
+        " : axe.run(context, options)",
+        [context, {"resultTypes": ["violations"]}],
+    )
+    return [
+        {
+            "id": v["id"],
+            "impact": v["impact"],
+            "help": v["help"],
+            "nodes": [
+                {
+                    "target": " ".join(map(str, n["target"])),
+                    "html": n["html"][:200],
+                    "summary": n.get("failureSummary", ""),
+                }
+                for n in v["nodes"]
+            ],
+        }
+        for v in results["violations"]
+        if v["impact"] in impacts
+    ]
+
+
+def axe_report(violations: list[dict], nodes: int = 3) -> str:
+    """The violations of :func:`axe_violations` as lines a developer can act on."""
+    lines = []
+    for v in violations:
+        lines.append(f"{v['impact']}: {v['id']} ({v['help']}), {len(v['nodes'])} node(s):")
+        for node in v["nodes"][:nodes]:
+            summary = " ".join(node["summary"].split())[:240]
+            lines.append(f"    {node['target']}: {node['html'][:120]!r} -- {summary}")
+    return "\n".join(lines)
