@@ -45,8 +45,10 @@ $(STAMP): requirements.lock pyproject.toml
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab --allow-root --notebook-dir=notebooks --ServerApp.port=$(PORT)
 
+# ruff format --check: the line budgets of tests/test_api.py count formatted code.
 lint: $(STAMP)
-	$(VENV)/bin/ruff check bmlab tests benchmarks docs notebooks/*.py $(wildcard notebooks/solutions/*.py) conftest.py
+	$(VENV)/bin/ruff check bmlab tests benchmarks tools notebooks/*.py $(wildcard notebooks/solutions/*.py) conftest.py
+	$(VENV)/bin/ruff format --check bmlab tests benchmarks tools
 
 # conftest.py supplies the nbval options: `pytest notebooks` needs no flags.
 test: $(STAMP) lint
@@ -68,7 +70,7 @@ test-browser: $(STAMP)
 
 # The only targets that write figures/ (save_figure is a no-op unless BMLAB_SAVE_FIGURES=1).
 notebooks: $(STAMP)
-	BMLAB_SAVE_FIGURES=1 $(PY) -m bmlab.tools execute notebooks/*.ipynb $(wildcard notebooks/solutions/*.ipynb)
+	BMLAB_SAVE_FIGURES=1 $(PY) -m tools execute notebooks/*.ipynb $(wildcard notebooks/solutions/*.ipynb)
 
 figures: $(STAMP)
 	$(PY) benchmarks/record_all.py
@@ -88,16 +90,16 @@ mutation: $(STAMP)
 
 present: $(STAMP)
 	@echo "Open http://127.0.0.1:$(VOILA_PORT)/ and pick a dashboard (one per notebook)."
-	$(PY) -m bmlab.tools present --port=$(VOILA_PORT) dashboards
+	$(PY) -m tools present --port=$(VOILA_PORT) dashboards
 
 site: $(STAMP)
-	$(PY) docs/build_site.py site
+	$(PY) -m tools site site
 
 lock:
 	$(PY) -m pip install --quiet uv
 	$(VENV)/bin/uv pip compile pyproject.toml --extra lab --extra test --python-version 3.11 --python-platform x86_64-manylinux_2_28 \
 	    --no-header --annotation-style line -o requirements.lock
-	$(PY) -m bmlab.tools env-yml > environment.yml
+	$(PY) -m tools env-yml > environment.yml
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build *.egg-info

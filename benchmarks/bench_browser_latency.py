@@ -1,6 +1,6 @@
 """Browser-side widget latency: slider key press -> new figure image in JupyterLab's DOM.
 
-For every live (non-training) panel in ``bmlab.widgets.ALL_PANELS``: builds the panel in a
+For every live (non-training) panel of the registry ``bmlab.widgets.PANELS``: builds the panel in a
 scratch notebook (screen style, as the notebooks use) in a real JupyterLab driven by headless
 Chromium (the machinery of ``tests/browser_support.py``), focuses its first slider and presses
 an arrow key N times. The page itself times each press: from the ``keydown`` event to the
@@ -45,10 +45,10 @@ WATCH = """panel => {
 }"""
 
 
-def scratch_notebook(names: list[str]) -> dict:
+def scratch_notebook(names: list[tuple[str, str]]) -> dict:
     """A notebook with one cell per panel (the last expression displays the panel)."""
-    cells = ["import bmlab\nfrom bmlab.widgets import ALL_PANELS\n\nbmlab.use_style()"]
-    cells += [f'ALL_PANELS["{name}"]()' for name in names]
+    cells = ["import bmlab\nfrom bmlab.widgets import PANELS\n\nbmlab.use_style()"]
+    cells += [f'PANELS["{nb}"]["{name}"]()' for nb, name in names]
     return {
         "cells": [
             {
@@ -96,13 +96,18 @@ def measure_panel(page, panel, presses: int) -> list[float]:
 
 
 def main(argv=None) -> int:
-    from bmlab.widgets import ALL_PANELS
+    from bmlab.widgets import PANELS
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--presses", type=int, default=20, help="key presses per panel")
     parser.add_argument("--panels", nargs="*", help="panel names (default: every live panel)")
     args = parser.parse_args(argv)
-    names = args.panels or [n for n in sorted(ALL_PANELS) if not ALL_PANELS[n]().training]
+    names = [  # (notebook, panel name) of every live panel, or of the panels asked for
+        (nb, name)
+        for nb, panels in PANELS.items()
+        for name, build in panels.items()
+        if (name in args.panels if args.panels else not build().training)
+    ]
 
     sync_playwright = bs.require_browser()
     base = Path(tempfile.mkdtemp(prefix="bmlab-latency-"))
@@ -156,7 +161,7 @@ def main(argv=None) -> int:
             panels.nth(len(names) - 1).locator(":scope > .widget-output img").wait_for(
                 timeout=240_000
             )
-            for i, name in enumerate(names):
+            for i, (_, name) in enumerate(names):
                 times = measure_panel(page, panels.nth(i), args.presses)
                 median = statistics.median(times)
                 verdict = "ok" if median <= TARGET_MEDIAN else "MISSED target"

@@ -1,13 +1,13 @@
 """Widget latency: kernel-side time of one panel update, new value -> finished redraw.
 
-For every non-training panel in ``bmlab.widgets.ALL_PANELS``: the time of ``panel.set(...)``
-(the panel's ``update`` plus rendering the figure to PNG, which is what the inline backend
-sends to the browser) over ~20 random settings of its controls, always including all
-controls at their minimum and all at their maximum. Targets on 2 cores: median <= 150 ms,
+For every non-training panel of the registry ``bmlab.widgets.PANELS``: the time of
+``panel.set(...)`` (the panel's ``update`` plus rendering the figure to PNG, which is what the
+inline backend sends to the browser) over ~20 random settings of its controls, always including
+all controls at their minimum and all at their maximum. Targets on 2 cores: median <= 150 ms,
 worst <= 300 ms. Training panels are exempt: for them, the time of one run at the default
-settings. Times are measured in this one run on this machine, whatever else it is doing
-(the load average is printed). The exit status is non-zero only if a panel crashed
-(an exception or an error shown in its status line), never for a missed target.
+settings. Times are measured in this one run on this machine, whatever else it is doing (the
+load average is printed). The exit status is non-zero only if a panel crashed (an exception or
+an error shown in its status line), never for a missed target.
 
     .venv/bin/python benchmarks/bench_widgets.py [--settings 20] [--panels NAME ...]
 """
@@ -71,14 +71,16 @@ def _bench_panel(name, builder, n_settings):
 
 
 def main(argv=None) -> int:
-    from bmlab.widgets import ALL_PANELS
+    from bmlab.widgets import PANELS
+
+    builders = {name: b for panels in PANELS.values() for name, b in panels.items()}
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--settings", type=int, default=20, help="settings per live panel")
     parser.add_argument("--panels", nargs="*", help="panel names (default: all)")
     args = parser.parse_args(argv)
 
-    names = args.panels or sorted(ALL_PANELS)
+    names = args.panels or list(builders)
     print(
         f"bench_widgets: {len(names)} panel(s), {args.settings} settings per live panel, "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}"
@@ -98,7 +100,7 @@ def main(argv=None) -> int:
     missed = []
     for name in names:
         try:
-            kind, build, times, renders, errors = bench_panel(name, ALL_PANELS[name], args.settings)
+            kind, build, times, renders, errors = bench_panel(name, builders[name], args.settings)
         except Exception:
             crashed.append(name)
             print(f"{name:<22} CRASHED")

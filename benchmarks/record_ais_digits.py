@@ -15,12 +15,12 @@ The 20-hidden model is also scored exactly (2**20 hidden states) to grade the br
 from __future__ import annotations
 
 import numpy as np
+from recording import save_results
 
 from bmlab.ais import ais_log_partition
 from bmlab.data import binarized_digits
 from bmlab.learning import train
 from bmlab.rbm import RBM, PCDGradient
-from bmlab.results import save_results
 
 SEED = 5
 HIDDEN = (20, 100, 500)

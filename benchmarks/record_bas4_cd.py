@@ -17,11 +17,11 @@ import sys
 import time
 
 import numpy as np
+from recording import save_results
 
 from bmlab.data import bars_and_stripes, max_log_likelihood
 from bmlab.learning import train
 from bmlab.rbm import RBM, CDGradient, ExactRBMGradient, PCDGradient
-from bmlab.results import save_results
 
 N_STEPS = 30_000
 RECORD_EVERY = 250
@@ -62,7 +62,7 @@ def run(name, algorithm, k, lr, weight_decay, V):
         weight_decay=weight_decay,
         metrics=metrics,
         record_every=RECORD_EVERY,
-        rng=None if algorithm == "exact" else rng,
+        rng=rng,
         progress=name,
     )
     h = res.history

@@ -13,10 +13,10 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from recording import save_results
 from scipy.special import logsumexp
 
 import bmlab
-from bmlab.results import save_results
 
 SEED = 2
 N_BMLAB = list(range(10, 31))

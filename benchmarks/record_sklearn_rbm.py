@@ -21,12 +21,12 @@ import time
 import warnings
 
 import numpy as np
+from recording import save_results
 from sklearn.neural_network import BernoulliRBM
 
 from bmlab.data import binarized_digits
 from bmlab.learning import train
 from bmlab.rbm import RBM, PCDGradient
-from bmlab.results import save_results
 
 SEED = 7
 N_HIDDEN = 16

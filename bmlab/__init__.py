@@ -20,31 +20,25 @@ from .exact import (
 )
 from .exercises import check
 from .glauber import (
-    GlauberRun,
     glauber_run,
     glauber_sample,
     glauber_transition_matrix,
     parallel_tempering,
 )
-from .hidden import HiddenMachine
-from .learning import History, TrainResult, train
-from .panel import Panel
+from .learning import train
 from .plotting import GRAY, NAVY, ORANGE, save_figure, use_style
 from .rbm import RBM
 from .results import load_results
 
 __version__ = "0.1.0"
 
-__all__ = [  # sorted; one name per concept (tests/test_api.py)
+# What the notebooks, dashboards and benchmarks use as bmlab.<name> (tests/test_api.py); the
+# rest is imported from its module (bmlab.rbm, bmlab.hidden, bmlab.panel, bmlab.widgets, ...).
+__all__ = [  # sorted; one name per concept
     "GRAY",
     "NAVY",
     "ORANGE",
     "RBM",
-    "GlauberRun",
-    "HiddenMachine",
-    "History",
-    "Panel",
-    "TrainResult",
     "ais_log_partition",
     "all_states",
     "boltzmann_probs",

@@ -110,6 +110,14 @@ def check_spins(S, n: int, name: str = "S") -> np.ndarray:
     return S
 
 
+def check_spin_data(S, name: str = "S") -> np.ndarray:
+    """Validate a data set of ±1 states: shape (D, N) with D >= 1 rows, every entry ±1."""
+    S = _as_float_array(S, name)
+    if S.ndim != 2 or S.shape[0] < 1:
+        raise ValueError(f"{name} must be a (D, N) array of ±1 states, D >= 1, got shape {S.shape}")
+    return check_spins(S, S.shape[1], name)
+
+
 def check_binary(V, n: int, name: str = "V") -> np.ndarray:
     """Validate {0,1} states: shape (n,) or (m, n), every entry 0 or 1."""
     V = _as_float_array(V, name)
@@ -130,6 +138,16 @@ def check_rng(rng) -> np.random.Generator:
         "rng must be a numpy.random.Generator (e.g. np.random.default_rng(0)), "
         f"got {type(rng).__name__}"
     )
+
+
+def check_sampling_rng(rng, who: str) -> np.random.Generator:
+    """The ``rng`` of a gradient that draws random numbers: a Generator, never None."""
+    if rng is None:
+        raise TypeError(
+            f"{who} draws random numbers: pass rng=np.random.default_rng(seed) "
+            "(to bmlab.train, which passes it on)"
+        )
+    return check_rng(rng)
 
 
 def check_choice(value, name: str, allowed: tuple[str, ...]) -> str:

@@ -52,14 +52,18 @@ def ais_log_partition(
     """
     if not isinstance(rbm, RBM):
         raise TypeError(f"rbm must be a bmlab.RBM, got {type(rbm).__name__}")
-    K, n = check_positive_int(n_betas, "n_betas"), check_positive_int(n_chains, "n_chains")
-    rng, (nv, nh) = check_rng(rng), rbm.W.shape
+    K = check_positive_int(n_betas, "n_betas")
+    n = check_positive_int(n_chains, "n_chains")
+    rng = check_rng(rng)
+    nv, nh = rbm.W.shape
     a0 = rbm.a if a_base is None else check_finite(a_base, "a_base")
     if a0.shape != (nv,):
         raise ValueError(f"a_base must have shape ({nv},), got {a0.shape}")
     if v is not None and (not reverse or np.shape(v) != (n, nv)):
         raise ValueError(f"v is for reverse=True only, with shape ({n}, {nv}); got {np.shape(v)}")
-    W, da, b = rbm.W, rbm.a - a0, rbm.b
+    W = rbm.W
+    b = rbm.b
+    da = rbm.a - a0  # the visible biases the path adds to the base's
     betas = np.linspace(0.0, 1.0, K + 1)
     if not reverse:
         V = (rng.random((n, nv)) < expit(a0)).astype(float)  # exact samples of the base
@@ -70,7 +74,8 @@ def ais_log_partition(
         V = ((np.minimum(codes, 2**nv - 1)[:, None] >> np.arange(nv)) & 1).astype(float)
     else:
         raise ValueError(f"reverse AIS needs samples v of the model for n_visible = {nv} > 20")
-    path, log_w = (betas[::-1] if reverse else betas), np.zeros(n)
+    path = betas[::-1] if reverse else betas
+    log_w = np.zeros(n)
     for beta_old, beta_new in itertools.pairwise(path):  # weight at v, then a step at beta_new
         X = V @ W + b
         log_w += (

@@ -23,6 +23,7 @@ from ._checks import (
     check_n_states,
     check_positive_int,
     check_rng,
+    check_spin_data,
     check_spins,
     check_theta,
 )
@@ -188,8 +189,11 @@ def boltzmann_probs(J, theta=None, beta=1.0) -> np.ndarray:
         In :func:`all_states` order; sums to 1.
     """
     J = check_couplings(J, n_max=N_MAX_TABLE, why=_WHY_TABLE)
-    theta = check_theta(theta, J.shape[0])
-    beta = check_beta(beta)
+    return _probs(J, check_theta(theta, J.shape[0]), check_beta(beta))
+
+
+def _probs(J: np.ndarray, theta: np.ndarray, beta: float) -> np.ndarray:
+    """p(s) of all 2**N states from checked arguments (internal paths, e.g. panels)."""
     logw = _log_weights(J, theta, beta)
     logw -= logsumexp(logw)
     return np.exp(logw)
@@ -256,9 +260,7 @@ def empirical_distribution(S) -> np.ndarray:
     p_data : ndarray, shape (2**N,)
         Sums to 1; repeated rows count repeatedly.
     """
-    S = check_spins(S, np.shape(S)[-1] if np.ndim(S) else 0, name="data")
-    if S.ndim != 2 or len(S) == 0:
-        raise ValueError(f"data must have shape (D, N) with D >= 1, got {S.shape}")
+    S = check_spin_data(S, "data")
     check_n_states(S.shape[1], N_MAX_TABLE, name="N", why=_WHY_TABLE)
     counts = np.bincount(state_codes(S), minlength=2 ** S.shape[1])
     return counts / counts.sum()

@@ -1,5 +1,5 @@
 """Self-checks for the exercises: an answer is kept only as the SHA-256 of ``"<id>:<answer rounded
-to the exercise's decimals>"`` in ``exercises.json`` (make one: ``bmlab.tools answer-hash``)."""
+to the exercise's decimals>"`` in ``exercises.json`` (make one: ``python -m tools answer-hash``)."""
 
 import hashlib
 import json

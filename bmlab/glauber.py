@@ -49,9 +49,12 @@ def glauber_transition_matrix(J, theta=None, beta=1.0) -> np.ndarray:
         :func:`bmlab.all_states` order. Rows sum to 1.
     """
     J = check_couplings(J, n_max=_N_MAX_TRANSITION, why=" (the matrix has 4**N entries)")
+    return _transition_matrix(J, check_theta(theta, J.shape[0]), check_beta(beta))
+
+
+def _transition_matrix(J: np.ndarray, theta: np.ndarray, beta: float) -> np.ndarray:
+    """:func:`glauber_transition_matrix` from checked arguments (internal paths, e.g. panels)."""
     n = J.shape[0]
-    theta = check_theta(theta, n)
-    beta = check_beta(beta)
     codes = np.arange(2**n)
     S = codes_to_states(codes, n)
     dE = 2.0 * S * (S @ J + theta)  # cost of flipping each spin, shape (2**N, N)
@@ -108,13 +111,16 @@ def _run_sweeps(S, J, theta, beta, order, rng, n_sweeps, record=None):
     a block of sweeps at once, so one update of all chains is one dot product, one exp and one
     comparison; exp overflowing to inf gives the correct -1. For every block the uniforms are
     drawn first, then (``order="random"``) the sites. ``record(t)`` is called after update t.
+    ``beta`` is a number, or one per chain, shape (n_chains,), with ``order="sequential"``
+    (parallel tempering).
     """
     n, n_chains = S.shape
     per_block = max(1, min(n_sweeps, _BLOCK_ELEMENTS // (n * n_chains)))
     chains = np.arange(n_chains)
     per_chain = np.ndim(beta) == 1  # beta of shape (n_chains,): one temperature per chain
     scale = -2.0 if per_chain else -2.0 * beta  # a per-chain beta multiplies e below
-    Jb, tb = scale * J, scale * theta
+    Jb = scale * J
+    tb = scale * theta
     done = 0
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         while done < n_sweeps:
@@ -136,8 +142,7 @@ def _run_sweeps(S, J, theta, beta, order, rng, n_sweeps, record=None):
                     np.exp(e, out=e)
                     S[k] = np.where(e < threshold[t], 1.0, -1.0)
                 else:
-                    e = np.einsum("cj,jc->c", Jb[k], S) + tb[k]
-                    e = np.exp(e * beta if per_chain else e)
+                    e = np.exp(np.einsum("cj,jc->c", Jb[k], S) + tb[k])
                     S[k, chains] = np.where(e < threshold[t], 1.0, -1.0)
                 if record is not None:
                     record(done * n + t + 1)
@@ -241,8 +246,15 @@ def glauber_run(
 
 @dataclass(frozen=True)
 class TemperingRun:
-    """``states`` int8 (n_sweeps, n_chains, N): the replica at the largest beta after each
-    sweep; ``swap_rates`` (K - 1,): fraction of accepted swaps between betas k and k + 1."""
+    """What :func:`parallel_tempering` records.
+
+    Attributes
+    ----------
+    states : ndarray of int8, shape (n_sweeps, n_chains, N)
+        ±1 state of the replica at the largest beta of each chain, after each sweep.
+    swap_rates : ndarray, shape (K - 1,)
+        Fraction of accepted swaps between the replicas at betas k and k + 1.
+    """
 
     states: np.ndarray
     swap_rates: np.ndarray
@@ -275,12 +287,15 @@ def parallel_tempering(J, theta=None, *, betas, n_sweeps, rng, n_chains=1) -> Te
     TemperingRun
     """
     betas = check_betas(betas)
-    K, C = betas.size, check_positive_int(n_chains, "n_chains", maximum=10**7)
+    K = betas.size
+    C = check_positive_int(n_chains, "n_chains", maximum=10**7)
     J, theta, _, n_sweeps, _, rng, S = _prepare(
         J, theta, 1.0, K * C, n_sweeps, "random", "sequential", rng
     )
-    cols, beta_cols = np.arange(K * C).reshape(K, C), np.repeat(betas, C)
-    states, accepted = np.empty((n_sweeps, C, J.shape[0]), np.int8), np.zeros(K - 1)
+    cols = np.arange(K * C).reshape(K, C)  # column of S holding replica k of chain c
+    beta_cols = np.repeat(betas, C)
+    states = np.empty((n_sweeps, C, J.shape[0]), np.int8)
+    accepted = np.zeros(K - 1)
     for t in range(n_sweeps):
         _run_sweeps(S, J, theta, beta_cols, "sequential", rng, 1)
         for k in (np.arange(0, K - 1, 2), np.arange(1, K - 1, 2)):

@@ -21,8 +21,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ._checks import check_finite, check_positive_int, check_rng
-from .exact import boltzmann_probs, empirical_distribution, moments_from_probs
+from ._checks import check_couplings, check_finite, check_positive_int, check_rng
+from .exact import _probs, empirical_distribution, moments_from_probs
 
 #: Largest joint system (visible + hidden units) handled by exact enumeration.
 _N_MAX_JOINT = 16
@@ -79,7 +79,8 @@ class HiddenMachine:
         ):
             if not isinstance(flag, (bool, np.bool_)):
                 raise TypeError(f"{name} must be True or False, got {type(flag).__name__}")
-        self.n_visible, self.n_hidden = n_visible, n_hidden
+        self.n_visible = n_visible
+        self.n_hidden = n_hidden
         self.n_units = n = n_visible + n_hidden
         self.restricted = bool(restricted)
         is_hidden = np.arange(n) >= n_visible
@@ -105,21 +106,20 @@ class HiddenMachine:
         """Validate a parameter dict and return ``(J, theta)`` as float arrays.
 
         Raises TypeError for a non-dict or missing keys, ValueError for wrong shapes, NaN/inf,
-        a coupling the mask forbids or a disabled bias that is not zero (symmetry and the
-        zero diagonal are checked by :func:`bmlab.exact.boltzmann_probs`).
+        an asymmetric ``J`` or one with a non-zero diagonal, a coupling the mask forbids or a
+        disabled bias that is not zero.
         """
         if not isinstance(params, Mapping) or not {"J", "theta"} <= set(params):
             raise TypeError("params must be a dict with keys 'J' and 'theta'")
         n = self.n_units
-        J, theta = (
-            check_finite(params["J"], "params['J']"),
-            check_finite(params["theta"], "params['theta']"),
-        )
+        J = check_finite(params["J"], "params['J']")
+        theta = check_finite(params["theta"], "params['theta']")
         if J.shape != (n, n) or theta.shape != (n,):
             raise ValueError(
                 f"params must have shapes J ({n}, {n}) and theta ({n},), "
                 f"got {J.shape} and {theta.shape}"
             )
+        J = check_couplings(J)  # symmetric, zero diagonal
         if np.any(J[~self.mask & ~np.eye(n, dtype=bool)] != 0):
             raise ValueError(
                 "params['J'] has a coupling the mask forbids (a restricted machine "
@@ -139,8 +139,8 @@ class HiddenMachine:
         return empirical_distribution(data)
 
     def _joint(self, J: np.ndarray, theta: np.ndarray) -> np.ndarray:
-        """p(v, h) as a (2**n_visible, 2**n_hidden) table, from the joint enumeration."""
-        p = boltzmann_probs(J, theta)
+        """p(v, h) as a (2**n_visible, 2**n_hidden) table, from checked ``J`` and ``theta``."""
+        p = _probs(J, theta, 1.0)
         return p.reshape(2**self.n_hidden, 2**self.n_visible).T
 
     def prob_joint(self, params) -> np.ndarray:
@@ -165,12 +165,14 @@ class HiddenMachine:
         Returns
         -------
         callable
-            ``gradient(params) -> {"J": (N, N) symmetric, "theta": (N,)}`` (ascent direction).
+            ``gradient(params, rng=None) -> {"J": (N, N) symmetric, "theta": (N,)}`` (ascent
+            direction; exact, so ``rng`` is ignored).
         """
         p_data = self._check_data(data)[:, None]
-        n, seen = self.n_units, p_data > 0
+        n = self.n_units
+        seen = p_data > 0
 
-        def exact_gradient(params):
+        def exact_gradient(params, rng=None):
             J, theta = self.check_params(params)
             joint = self._joint(J, theta)
             p_v = joint.sum(axis=1, keepdims=True)

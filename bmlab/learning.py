@@ -1,8 +1,9 @@
 """The one training loop: gradient ascent on a dict of parameter arrays (notebooks 03-05).
 
 Only the *gradient* differs between the machines: a callable returning the ascent direction
-of the mean log-likelihood, a dict with the keys and shapes of ``params``. Exact gradients are
-called as ``gradient(params)``, sampled ones (Glauber, CD, PCD) as ``gradient(params, rng)``.
+of the mean log-likelihood, a dict with the keys and shapes of ``params``. Every gradient is
+called as ``gradient(params, rng)``: exact ones ignore ``rng``, sampled ones (Glauber, CD,
+PCD) draw from it and raise a TypeError when it is None.
 """
 
 from __future__ import annotations
@@ -77,10 +78,9 @@ def _within(params: dict, max_abs: float) -> bool:
 def _checked(params, gradient, rng, lr, momentum, weight_decay, max_abs):
     """Validate :func:`train`'s arguments; return float copies of ``params``, lr, momentum
     and weight_decay."""
-    lr, momentum, weight_decay = (
-        float(check_finite(x, name))
-        for x, name in ((lr, "lr"), (momentum, "momentum"), (weight_decay, "weight_decay"))
-    )
+    lr = float(check_finite(lr, "lr"))
+    momentum = float(check_finite(momentum, "momentum"))
+    weight_decay = float(check_finite(weight_decay, "weight_decay"))
     if lr <= 0 or not 0 <= momentum < 1 or weight_decay < 0 or not max_abs > 0:
         raise ValueError(
             "need lr > 0, 0 <= momentum < 1, weight_decay >= 0 and max_abs > 0; "
@@ -92,12 +92,28 @@ def _checked(params, gradient, rng, lr, momentum, weight_decay, max_abs):
         raise TypeError(f"gradient must be callable, got {type(gradient).__name__}")
     if rng is not None:
         check_rng(rng)
-    return (
-        {k: np.array(check_finite(v, f"params[{k!r}]"), dtype=float) for k, v in params.items()},
-        lr,
-        momentum,
-        weight_decay,
-    )
+    params = {
+        k: np.array(check_finite(v, f"params[{k!r}]"), dtype=float) for k, v in params.items()
+    }
+    return params, lr, momentum, weight_decay
+
+
+def _direction(gradient, params, rng, weight_decay) -> dict:
+    """The ascent direction of one update: ``gradient(params, rng)``, with weight decay
+    subtracted from the couplings and weights (never from the biases)."""
+    g = gradient(params, rng)
+    if weight_decay:
+        g = {k: g[k] - weight_decay * params[k] if k in _DECAY_KEYS else g[k] for k in g}
+    return g
+
+
+def _step(params, velocity, g, lr, momentum) -> tuple[dict, dict]:
+    """New parameters and velocity after one update in direction ``g``: classical momentum,
+    or plain gradient ascent by ``lr * g`` when ``momentum`` is 0."""
+    if momentum:
+        velocity = {k: momentum * velocity[k] + lr * g[k] for k in params}
+        return {k: p + velocity[k] for k, p in params.items()}, velocity
+    return {k: p + lr * g[k] for k, p in params.items()}, velocity
 
 
 def train(
@@ -121,11 +137,12 @@ def train(
     Parameters
     ----------
     params : dict of str -> ndarray, the initial parameters (copied)
-    gradient : callable, ``gradient(params)`` if ``rng`` is None, else ``gradient(params, rng)``
+    gradient : callable, called as ``gradient(params, rng)`` at every update
+        Exact gradients ignore ``rng``; sampled ones raise a TypeError when it is None.
     lr, momentum : float > 0, float in [0, 1)
         ``velocity = momentum * velocity + lr * direction``; ``params += velocity``.
     weight_decay : float >= 0, subtracted times the parameter from the direction of J and W
-    rng : numpy.random.Generator, for sampled gradients; omit it for exact ones
+    rng : numpy.random.Generator, passed on to ``gradient``; needed by sampled gradients
     metrics : dict of str -> callable ``metric(params)``, recorded at step 0, every
         ``record_every`` updates and at the end
     callback : callable ``callback(n_updates, params)`` after every update; True stops
@@ -148,27 +165,20 @@ def train(
     velocity = {k: np.zeros_like(v) for k, v in params.items()}
     history = History()
 
-    def direction():
-        g = gradient(params) if rng is None else gradient(params, rng)
-        if weight_decay:
-            g = {k: g[k] - weight_decay * params[k] if k in _DECAY_KEYS else g[k] for k in g}
-        return g
-
     def record(step, g):
         norm = math.sqrt(sum(float(np.vdot(x, x)) for x in g.values()))
         history.record(step, grad_norm=norm, **{n: f(params) for n, f in metrics.items()})
 
     steps = tqdm(range(n_steps), desc=progress or None, leave=False) if progress else range(n_steps)
-    stop_reason, n_updates, g = "n_steps", 0, None
+    stop_reason = "n_steps"
+    n_updates = 0
     # overflow in a diverging run is caught by the finite check, not reported as a warning
     with np.errstate(over="ignore", invalid="ignore"):
         for step in steps:
-            g = direction()
+            g = _direction(gradient, params, rng, weight_decay)
             if step % record_every == 0:
                 record(step, g)
-            if momentum:  # classical momentum; plain SGD steps by lr * g
-                velocity = {k: momentum * velocity[k] + lr * g[k] for k in params}
-            new = {k: p + (velocity[k] if momentum else lr * g[k]) for k, p in params.items()}
+            new, velocity = _step(params, velocity, g, lr, momentum)
             if not _within(new, max_abs):
                 if on_diverge == "raise":
                     raise FloatingPointError(
@@ -176,10 +186,12 @@ def train(
                     )
                 stop_reason = "diverged"
                 break
-            params, n_updates, g = new, n_updates + 1, None
+            params = new
+            n_updates += 1
+            g = None  # no direction computed at the new parameters yet
             if callback is not None and callback(n_updates, params):
                 stop_reason = "callback"
                 break
     if history.steps[-1] != n_updates:
-        record(n_updates, g if g is not None else direction())
+        record(n_updates, g if g is not None else _direction(gradient, params, rng, weight_decay))
     return TrainResult(params, history, n_updates, stop_reason)

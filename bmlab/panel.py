@@ -7,7 +7,10 @@ panel re-renders the figure into its output area after every change. Whatever go
 inside ``update`` is shown to the audience as one polite sentence -- never a traceback.
 
 Panels are also driven from Python (``panel.set(J12=0.8)``), which is how the latency
-benchmark and the fuzz tests exercise them without a browser.
+benchmark and the fuzz tests exercise them without a browser. The builders of
+:mod:`bmlab.widgets` make their controls with :func:`slider` and :func:`choice` (which
+validate the builder's arguments), train with :meth:`Panel.train` and share the small
+figure helpers below.
 
 A displayed panel's saved output carries, beside the live widget view, a PNG snapshot of its
 figure and a stable ``text/plain`` title, so GitHub, nbviewer and ``nbconvert --to html`` (which
@@ -19,6 +22,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import math
 import time
 import warnings
 from collections.abc import Callable
@@ -28,39 +32,77 @@ import matplotlib.pyplot as plt
 from IPython.display import Image, display
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+from ._checks import check_choice, check_in_range
+from .learning import train
+from .plotting import GRAY
 
-class TrainingProgress:
-    """The progress bar of a training panel, fed by ``train(callback=progress.callback)``.
+_FULL_LABEL = {"description_width": "initial"}  # a control's description is never cut
+#: The label of a reference line: gray like the line, at its right end, just above it.
+_REFERENCE_LABEL = {"color": GRAY, "fontsize": "small", "ha": "right", "va": "bottom"}
 
-    ``start(n_steps)`` before a run, ``finish()`` after it; ``bar`` is the ipywidgets bar.
+
+def slider(name: str, value, lo, hi, step=None, *, description=None, log=False, **kw):
+    """The slider of control ``name`` of a panel builder, starting at ``value``.
+
+    Integer bounds give an ``IntSlider`` (step 1 unless given), float bounds a
+    ``FloatSlider`` (step 0.05, two decimals), ``log=True`` a ``FloatLogSlider`` from ``lo``
+    to ``hi`` (base 10, ``step`` in decades, default 0.1). A new value is sent when the slider
+    is released unless ``continuous_update=True`` is given; ``kw`` goes to the widget.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``value`` is not a number in [lo, hi] (an integer for integer bounds), naming the
+        builder's argument ``name``.
     """
+    integer = isinstance(lo, int) and isinstance(hi, int) and not log
+    value = check_in_range(value, name, lo, hi, integer=integer)
+    kw = {
+        "description": description or name,
+        "continuous_update": False,
+        "style": _FULL_LABEL,
+        **kw,
+    }
+    if log:
+        lo, hi = math.log10(lo), math.log10(hi)
+        return widgets.FloatLogSlider(value=value, base=10, min=lo, max=hi, step=step or 0.1, **kw)
+    if integer:
+        return widgets.IntSlider(value=value, min=lo, max=hi, step=step or 1, **kw)
+    kw = {"readout_format": ".2f", **kw}
+    return widgets.FloatSlider(value=value, min=lo, max=hi, step=step or 0.05, **kw)
 
-    def __init__(self, description: str = "training"):
-        self.bar = widgets.IntProgress(
-            value=0,
-            min=0,
-            max=1,
-            description=description,
-            bar_style="info",
-            style={"description_width": "initial"},
-        )
-        self._every = 1
 
-    def start(self, n_steps: int) -> None:
-        self.bar.max = max(1, int(n_steps))
-        self.bar.value = 0
-        self.bar.bar_style = "info"
-        self._every = max(1, self.bar.max // 100)
+def choice(name: str, value: str, options, *, description=None, dropdown=False):
+    """A ``ToggleButtons`` (``dropdown=True``: a ``Dropdown``) control ``name`` starting at
+    ``value``; ``options`` are values or ``(label, value)`` pairs. A ``value`` that is not one
+    of them raises a ValueError naming ``name``."""
+    check_choice(value, name, tuple(o[1] if isinstance(o, tuple) else o for o in options))
+    kind = widgets.Dropdown if dropdown else widgets.ToggleButtons
+    return kind(
+        options=list(options), value=value, description=description or name, style=_FULL_LABEL
+    )
 
-    def callback(self, n_updates: int, _params=None) -> bool:
-        """Advance the bar about every 1 % of the run; never asks ``train`` to stop."""
-        if n_updates % self._every == 0 or n_updates >= self.bar.max:
-            self.bar.value = min(self.bar.max, int(n_updates))
-        return False
 
-    def finish(self) -> None:
-        self.bar.value = self.bar.max
-        self.bar.bar_style = "success"
+def layout_once(fig):
+    """Lay ``fig`` out with the constrained engine at its first draw, then keep that layout:
+    a live panel's slider redraws skip the layout pass (about a third of the render time)."""
+    fig.set_layout_engine("constrained", w_pad=0.1)  # slack for tick labels that change
+    fig.canvas.mpl_connect("draw_event", lambda _: fig.set_layout_engine("none"))
+    return fig
+
+
+def set_heights(bars, heights) -> None:
+    """Move the bars of a bar container to new heights, in place."""
+    for bar, height in zip(bars, heights, strict=True):
+        bar.set_height(height)
+
+
+def reference_line(ax, y: float, label: str):
+    """A dashed gray line at height ``y``, labelled at its right end instead of in a legend
+    over the data; returns ``(line, text)``."""
+    line = ax.axhline(y, color=GRAY, ls="--", lw=1)
+    text = ax.text(0.98, y, label, transform=ax.get_yaxis_transform(), **_REFERENCE_LABEL)
+    return line, text
 
 
 class Panel:
@@ -77,10 +119,9 @@ class Panel:
     title : str
         Shown above the controls.
     training : bool
-        True for panels that train a model (exempt from the latency target; these use a
-        "Run" button instead of reacting to every slider move).
-    progress : TrainingProgress, optional
-        Its bar is shown above the status line; ``panel.progress`` is that bar.
+        A panel that trains a model: a "Run" button instead of a redraw at every control
+        change (training panels are exempt from the latency target), and a progress bar
+        ``panel.progress`` above the status line that :meth:`train` advances.
     """
 
     def __init__(
@@ -91,14 +132,13 @@ class Panel:
         *,
         title: str = "",
         training: bool = False,
-        progress: TrainingProgress | None = None,
     ):
         self.fig = fig
         self.title = title
         self.controls = controls
         self._update = update
         self.training = training
-        self.progress = None if progress is None else progress.bar
+        self.result = None  # the last training run's TrainResult
         self.status = widgets.HTML()
         self.output = widgets.Output()
         self.last_status: str | None = None
@@ -108,10 +148,14 @@ class Panel:
         self._canvas = FigureCanvasAgg(fig)
         header = [widgets.HTML(f"<b>{html.escape(title)}</b>")] if title else []
         boxes = list(controls.values())
+        self.progress = None
         if training:
             self.button = widgets.Button(description="Run", button_style="primary")
             self.button.on_click(lambda _: self.refresh())
             boxes.append(self.button)
+            self.progress = widgets.IntProgress(
+                value=0, max=1, description="training", bar_style="info", style=_FULL_LABEL
+            )
         else:
             for control in controls.values():
                 control.observe(self._on_change, names="value")
@@ -127,13 +171,29 @@ class Panel:
         )
         self.widget.add_class("bmlab-panel")  # a stable hook for the browser tests
 
+    def train(self, params, gradient, *, n_steps: int, **kwargs):
+        """``bmlab.train(params, gradient, n_steps=n_steps, **kwargs)`` for a training panel's
+        ``update``, the progress bar advancing about every 1 % of the run; returns the
+        ``TrainResult``, also kept as ``panel.result``."""
+        bar = self.progress
+        bar.max = max(1, int(n_steps))
+        bar.value = 0
+        bar.bar_style = "info"
+        every = max(1, bar.max // 100)
+
+        def callback(n_updates, _params) -> bool:
+            if n_updates % every == 0:
+                bar.value = n_updates
+            return False  # never asks train to stop
+
+        self.result = train(params, gradient, n_steps=n_steps, callback=callback, **kwargs)
+        bar.value = bar.max
+        bar.bar_style = "success"
+        return self.result
+
     def _on_change(self, _change) -> None:
         if not self._quiet:
             self.refresh()
-
-    def values(self) -> dict:
-        """Current value of every control."""
-        return {name: control.value for name, control in self.controls.items()}
 
     def compute(self) -> str | None:
         """Run ``update`` with the current values; errors become a status message."""
@@ -141,7 +201,8 @@ class Panel:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("error")
-                self.last_status = self._update(**self.values())
+                values = {name: control.value for name, control in self.controls.items()}
+                self.last_status = self._update(**values)
         except Exception as err:  # the audience sees a sentence, never a traceback
             self.last_error = f"{type(err).__name__}: {err}"
             self.last_status = f"Cannot draw this setting: {err}"
@@ -182,9 +243,7 @@ class Panel:
                 self.controls[name].value = value
         finally:
             self._quiet = False
-        start = time.perf_counter()
-        self.refresh()  # the displayed figure and status show the new state (PNG included)
-        return time.perf_counter() - start
+        return self.refresh()  # the displayed figure and status show the new state
 
     def snapshot(self) -> bytes:
         """The figure as it stands, as PNG bytes (rendered like the inline backend does)."""

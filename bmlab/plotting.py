@@ -15,6 +15,8 @@ from pathlib import Path
 import matplotlib as mpl
 from cycler import cycler
 
+from .exact import all_states
+
 NAVY = "#1f3b73"
 ORANGE = "#e8862a"
 GRAY = "#7f7f7f"
@@ -68,6 +70,12 @@ def use_style(mode: str = "screen") -> None:
         raise ValueError(f"mode must be 'screen' or 'projector', got {mode!r}")
     mpl.rcParams.update(_BASE)
     mpl.rcParams.update(_MODES[mode])
+
+
+def state_labels(n: int) -> list[str]:
+    """Labels ``"+−+"`` of the 2**n ±1 states in :func:`bmlab.all_states` order, spin 1
+    first, for tick labels and tables (``−`` is the minus sign U+2212)."""
+    return ["".join("+" if x > 0 else "\u2212" for x in row) for row in all_states(n)]
 
 
 def figures_dir() -> Path:
@@ -152,13 +160,15 @@ def draw_network(
     def row(count, y):
         return np.column_stack([np.arange(count) - (count - 1) / 2, np.full(count, y)])
 
-    vis, hid = row(n_visible, 0.0), row(n_hidden, 1.6)
+    vis = row(n_visible, 0.0)
+    hid = row(n_hidden, 1.6)
     line = {"color": GRAY, "lw": 1.2, "zorder": 1}
     n_lines = len(ax.lines)
     for p in vis:
         for q in hid:
             ax.plot([p[0], q[0]], [p[1], q[1]], **line)
-    between, within = len(ax.lines) - n_lines, 0
+    between = len(ax.lines) - n_lines
+    within = 0
     for layer, bend in () if restricted else ((vis, 0.45), (hid, -0.45)):
         for i in range(len(layer)):
             for j in range(i + 1, len(layer)):

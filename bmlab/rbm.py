@@ -6,9 +6,9 @@ conditionals, the free energy, exact log Z by enumerating the *smaller* layer (t
 judges CD-k and PCD-k), and the CD-k / PCD-k updates.
 
 Gradients for :func:`bmlab.learning.train` (params ``{"W", "a", "b"}``, ascent directions of
-the mean log-likelihood): :class:`ExactRBMGradient` ``(params)``, :class:`CDGradient` and
-:class:`PCDGradient` ``(params, rng)``. Enumeration order: code ``c`` has unit ``i`` on iff
-bit ``i`` of ``c`` is 1 (as in :mod:`bmlab.exact`).
+the mean log-likelihood), each called as ``gradient(params, rng)``: :class:`ExactRBMGradient`
+ignores ``rng``, :class:`CDGradient` and :class:`PCDGradient` draw from it. Enumeration
+order: code ``c`` has unit ``i`` on iff bit ``i`` of ``c`` is 1 (as in :mod:`bmlab.exact`).
 """
 
 from __future__ import annotations
@@ -19,11 +19,22 @@ import numbers
 import numpy as np
 from scipy.special import expit, logsumexp
 
-from ._checks import check_binary, check_finite, check_positive_int, check_rng
+from ._checks import (
+    check_binary,
+    check_finite,
+    check_positive_int,
+    check_rng,
+    check_sampling_rng,
+)
 from ._parallel import code_chunks, map_chunks
 from .exact import codes_to_states
 
-__all__ = ["RBM", "CDGradient", "ExactRBMGradient", "PCDGradient"]
+__all__ = [
+    "RBM",
+    "CDGradient",
+    "ExactRBMGradient",
+    "PCDGradient",
+]
 
 _N_MAX_ENUM = 26  # largest smaller layer that exact quantities enumerate (2**26 states)
 _N_MAX_TABLE = 20  # largest visible layer for RBM.visible_distribution (a number per state)
@@ -83,7 +94,8 @@ def _model_moments(W, a, b):
         X = S @ M + d  # field on the summed-out layer
         lw = S @ c + _softplus_sum(X)
         lse = logsumexp(lw)
-        w, P = np.exp(lw - lse), expit(X)  # P: the summed-out layer's conditional means
+        w = np.exp(lw - lse)
+        P = expit(X)  # the summed-out layer's conditional means
         return lse, w @ S, w @ P, (w[:, None] * S).T @ P
 
     parts = map_chunks(part, code_chunks(n, M.shape[1], 1 << 16))
@@ -213,13 +225,13 @@ class RBM:
 
 # ---------------------------------------------------------------------- gradients for train
 class ExactRBMGradient:
-    """``gradient(params)``: the exact gradient on all rows of ``data`` (m, n_visible), {0,1};
-    see :meth:`RBM.exact_gradient`."""
+    """``gradient(params, rng=None)``: the exact gradient on all rows of ``data``
+    (m, n_visible), {0,1}; see :meth:`RBM.exact_gradient`. Draws nothing: ``rng`` is ignored."""
 
     def __init__(self, data):
         self.data = np.atleast_2d(check_binary(data, np.shape(data)[-1], "data"))
 
-    def __call__(self, params) -> dict:
+    def __call__(self, params, rng=None) -> dict:
         return _exact_gradient(self.data, params["W"], params["a"], params["b"])
 
 
@@ -234,15 +246,18 @@ class _Minibatches:
             m if batch_size is None else check_positive_int(batch_size, "batch_size", maximum=m)
         )
         self.k = check_positive_int(k, "k")
-        self._epoch, self._pos = None, m
+        self._epoch = None  # the rows of the current epoch, shuffled
+        self._pos = m  # rows of it consumed: none left, so the first batch starts an epoch
 
     def batch(self, rng) -> np.ndarray:
         """The next minibatch, shape (batch_size, n_visible) (a view: do not modify)."""
-        m, size = len(self.data), self.batch_size
+        m = len(self.data)
+        size = self.batch_size
         if size == m:
             return self.data
         if self._pos + size > m:
-            self._epoch, self._pos = self.data[rng.permutation(m)], 0
+            self._epoch = self.data[rng.permutation(m)]
+            self._pos = 0
         self._pos += size
         return self._epoch[self._pos - size : self._pos]
 
@@ -275,6 +290,7 @@ class CDGradient(_Minibatches):
     the sampled v_k with p(h|v_k) in the negative phase; uniforms drawn per half-step."""
 
     def __call__(self, params, rng) -> dict:
+        rng = check_sampling_rng(rng, "CDGradient")
         W, a, b = params["W"], params["a"], params["b"]
         v0 = vk = self.batch(rng)
         for _ in range(self.k):
@@ -301,17 +317,20 @@ class PCDGradient(_Minibatches):
         self.v = self.h = None
 
     def __call__(self, params, rng) -> dict:
+        rng = check_sampling_rng(rng, "PCDGradient")
         W, a, b = params["W"], params["a"], params["b"]
         v0 = self.batch(rng)
         if self.v is None:
             self.v = self.data[rng.integers(0, len(self.data), self.n_chains)]
         if self.h is None or self.h.shape[1] != W.shape[1]:  # new chains or a new hidden layer
             self.h = rng.random((self.n_chains, W.shape[1])) < expit(self.v @ W + b)
-        v, h = self.v, self.h
+        v = self.v
+        h = self.h
         for step in range(self.k):
             v = rng.random(v.shape) < expit(h @ W.T + a)
             if step < self.k - 1:
                 h = rng.random(h.shape) < expit(v @ W + b)
         grad, Ph = _two_phases(v0, v, W, b)
-        self.v, self.h = v, rng.random(Ph.shape) < Ph
+        self.v = v
+        self.h = rng.random(Ph.shape) < Ph
         return grad

@@ -1,112 +1,23 @@
-"""Recorded results: experiments too slow to run live, stamped with the code that made them.
+"""Recorded results: experiments too slow to run live, loaded wherever bmlab is installed.
 
-A script in ``benchmarks/`` runs the experiment and calls :func:`save_results`, which writes
-``bmlab/recorded/<name>.json`` in the source tree: the parameters, the date, the machine and a
-SHA-256 of the code of the source files the result depends on. The files ship inside the
-package, so :func:`load_results` works wherever bmlab is installed. The test suite recomputes
-every stamp, so a code change makes the record stale until its script is re-run
-(``make figures``); docstrings and comments are not part of the stamp.
+A script in ``benchmarks/`` of the repository runs the experiment and writes
+``bmlab/recorded/<name>.json`` (parameters, date, machine and a stamp of the code it used;
+``benchmarks/recording.py``). The files ship inside the package as package data.
 """
 
 from __future__ import annotations
 
-import ast
-import datetime as _dt
-import hashlib
 import json
 import os
-import platform
 from importlib import resources
 from pathlib import Path
 
-PACKAGE_DIR = Path(__file__).resolve().parent
-
-
-def _strip_docstrings(tree: ast.AST) -> ast.AST:
-    scopes = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if isinstance(node, scopes) and body and isinstance(body[0], ast.Expr):
-            value = body[0].value
-            if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                node.body = body[1:] or [ast.Pass()]
-    return tree
-
-
-def _canonical(node) -> str:
-    """Like ``ast.dump`` but the same on every Python >= 3.11 (empty and None fields left out)."""
-    if isinstance(node, ast.AST):
-        fields = (
-            f"{f}={_canonical(getattr(node, f, None))}"
-            for f in node._fields
-            if getattr(node, f, None) not in (None, [])
-        )
-        return f"{type(node).__name__}({', '.join(fields)})"
-    if isinstance(node, list):
-        return f"[{', '.join(_canonical(n) for n in node)}]"
-    return repr(node)
-
-
-def _code(path: Path) -> bytes:
-    """The code of a source file: Python without docstrings or comments; other files as bytes."""
-    raw = path.read_bytes().replace(b"\r\n", b"\n")
-    if path.suffix != ".py":
-        return raw
-    return _canonical(_strip_docstrings(ast.parse(raw, filename=str(path)))).encode()
-
-
-def code_hash(paths) -> str:
-    """SHA-256 over the code of the given source files (order-independent names).
-
-    Python files are hashed as their syntax tree without docstrings (comments and layout are
-    not in the tree), so rewording a docstring or comment keeps a record fresh while any code
-    change makes it stale. Other files are hashed as bytes (line endings normalised).
-
-    Parameters
-    ----------
-    paths : iterable of str or Path
-        Files relative to the repository root (e.g. ``"bmlab/exact.py"``) or absolute.
-    """
-    root = PACKAGE_DIR.parent
-    digest = hashlib.sha256()
-    for rel in sorted(str(p) for p in paths):
-        path = Path(rel) if Path(rel).is_absolute() else root / rel
-        digest.update(rel.encode())
-        digest.update(_code(path))
-    return digest.hexdigest()
-
-
-def save_results(name: str, data: dict, *, params: dict, sources) -> Path:
-    """Write ``bmlab/recorded/<name>.json`` stamped with :func:`code_hash` of ``sources``.
-
-    Run from a checkout (bmlab installed editable), so the file lands in the source tree;
-    ``$BMLAB_RESULTS`` names another folder.
-    """
-    out = Path(os.environ.get("BMLAB_RESULTS") or PACKAGE_DIR / "recorded")
-    if "BMLAB_RESULTS" not in os.environ and not (PACKAGE_DIR.parent / "pyproject.toml").exists():
-        raise RuntimeError(
-            f"{PACKAGE_DIR} is not a source checkout; record from one "
-            "(`pip install -e .`) or set BMLAB_RESULTS"
-        )
-    sources = sorted(str(s) for s in sources)
-    record = {
-        "name": name,
-        "recorded": _dt.date.today().isoformat(),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
-        f"Python {platform.python_version()}",
-        "sources": sources,
-        "code_hash": code_hash(sources),
-        "params": params,
-        "data": data,
-    }
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{name}.json"
-    path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
-    return path
-
 
 def load_results(name: str) -> dict:
-    """Read a recorded result (package data ``bmlab/recorded/<name>.json``)."""
+    """Read a recorded result (package data ``bmlab/recorded/<name>.json``).
+
+    ``$BMLAB_RESULTS`` names another folder to read from.
+    """
     env = os.environ.get("BMLAB_RESULTS")
     base = Path(env) if env else resources.files("bmlab") / "recorded"
     path = base / f"{name}.json"

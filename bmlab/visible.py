@@ -10,19 +10,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_choice, check_finite, check_positive_int, check_spins
+from ._checks import (
+    check_choice,
+    check_finite,
+    check_positive_int,
+    check_sampling_rng,
+    check_spin_data,
+)
 from .exact import all_states, boltzmann_probs, exact_moments, log_partition
 from .glauber import glauber_sample
 
 #: Ways to compute the negative phase of Eq. 5.4 (see :func:`visible_gradient`).
 VISIBLE_METHODS = ("exact", "glauber", "persistent", "frozen", "data")
-
-
-def _check_data(S) -> np.ndarray:
-    S = np.asarray(S, dtype=float)
-    if S.ndim != 2 or S.shape[0] < 1:
-        raise ValueError(f"S must be a (D, N) array of ±1 configurations, got shape {S.shape}")
-    return check_spins(S, S.shape[1])
 
 
 def _moments(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -45,11 +44,12 @@ def visible_gradient(S, *, method: str = "exact", n_chains: int = 100, k: int = 
     Returns
     -------
     callable
-        ``gradient(params) -> {"J": (N, N), "theta": (N,)}`` for the exact, frozen and data
-        methods; ``gradient(params, rng)`` for the two Glauber methods. ``"J"`` is symmetric
-        with zero diagonal, so ``J + lr * g["J"]`` stays a valid coupling matrix.
+        ``gradient(params, rng) -> {"J": (N, N), "theta": (N,)}``. The exact, frozen and
+        data methods ignore ``rng`` (it may be omitted); the two Glauber methods draw from it.
+        ``"J"`` is symmetric with zero diagonal, so ``J + lr * g["J"]`` stays a valid
+        coupling matrix.
     """
-    S = _check_data(S)
+    S = check_spin_data(S)
     method = check_choice(method, "method", VISIBLE_METHODS)
     n_chains = check_positive_int(n_chains, "n_chains", maximum=10**6)
     k = check_positive_int(k, "k", maximum=10**5)
@@ -62,16 +62,17 @@ def visible_gradient(S, *, method: str = "exact", n_chains: int = 100, k: int = 
         return {"J": G, "theta": m_data - m}
 
     if method == "exact":
-        return lambda params: ascent(*exact_moments(params["J"], params["theta"]))
+        return lambda params, rng=None: ascent(*exact_moments(params["J"], params["theta"]))
     if method == "frozen":
         frozen = ascent(np.zeros_like(m_data), np.eye(S.shape[1]))
-        return lambda params: {key: v.copy() for key, v in frozen.items()}
+        return lambda params, rng=None: {key: v.copy() for key, v in frozen.items()}
     if method == "data":
-        return lambda params: ascent(m_data, C_data)
+        return lambda params, rng=None: ascent(m_data, C_data)
     chains = None
 
     def sampled(params, rng):
         nonlocal chains
+        rng = check_sampling_rng(rng, f"visible_gradient(method={method!r})")
         init = chains if method == "persistent" and chains is not None else "random"
         chains = glauber_sample(
             params["J"], params["theta"], n_chains=n_chains, n_sweeps=k, init=init, rng=rng
@@ -90,7 +91,7 @@ def visible_log_likelihood(params, S) -> float:
     S : array_like, shape (D, N), entries ±1
     """
     J, theta = params["J"], params["theta"]
-    m, C = _moments(_check_data(S))
+    m, C = _moments(check_spin_data(S))
     return float(theta @ m + 0.5 * np.sum(J * C) - log_partition(J, theta))
 
 
@@ -118,7 +119,7 @@ def visible_newton_fit(
     -------
     dict {"J": (N, N), "theta": (N,)}
     """
-    S = _check_data(S)
+    S = check_spin_data(S)
     n = S.shape[1]
     if n > 12:
         raise ValueError(f"the Newton fit builds a 2**N x P table: N <= 12, got N = {n}")
@@ -148,7 +149,8 @@ def visible_newton_fit(
         if np.linalg.norm(g) < tol:
             break
         H = -(X.T @ (X * p[:, None])) - np.diag(decay)
-        du, f0 = np.linalg.solve(H, -g), objective(u)
+        du = np.linalg.solve(H, -g)
+        f0 = objective(u)
         t = min(1.0, 1.0 / np.abs(du).max())  # damping: no coordinate moves by more than 1
         while objective(u + t * du) < f0 and t > 1e-12:
             t /= 2

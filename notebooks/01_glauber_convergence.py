@@ -48,7 +48,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import bmlab
-from bmlab.widgets.glauber import fig53_panel, figure_5_3, state_labels, two_basin_panel
+from bmlab.plotting import state_labels
+from bmlab.widgets.glauber import fig53_panel, figure_5_3, two_basin_panel
 
 bmlab.use_style()
 SEED = 1
@@ -106,7 +107,8 @@ for b in [0.5, 1.0, 2.0, 5.0, np.inf]:
     ax_w.plot(dE, flip_probability(dE, b), label=lab)
     ax_p.plot(h, flip_probability(-2 * h, b), label=lab)  # from s_k = -1 the flip costs -2h
 up = dE > 0
-ax_w.plot(dE[up], np.exp(-2.0 * dE[up]), ":", color="k", lw=1.2, label=r"$e^{-\beta\Delta E}$, $\beta=2$")
+ax_w.plot(dE[up], np.exp(-2.0 * dE[up]), ":", color="k", lw=1.2,
+          label=r"$e^{-\beta\Delta E}$, $\beta=2$")
 ax_w.set(xlabel=r"energy change $\Delta E$ of the flip", ylabel=r"flip probability $w$",
          ylim=(-0.03, 1.03))
 ax_w.legend(fontsize=8)
@@ -115,17 +117,21 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# **What to look for:** every curve passes through 1/2 at zero cost; the larger $\beta$, the closer the coin comes
-# to the step function of the $\beta=\infty$ curve, and uphill flips never quite vanish at finite $\beta$.
+# **What to look for:** every curve passes through 1/2 at zero cost; the larger $\beta$, the closer
+# the coin comes
+# to the step function of the $\beta=\infty$ curve, and uphill flips never quite vanish at finite
+# $\beta$.
 
 # %%
 h_k = np.linspace(-3, 3, 61)
 for s_k in (-1, 1):  # the redraw lands on -s_k with probability w(2 s_k h_k)
     p_flip = 1 - sigma(2 * 1.3 * h_k) if s_k == 1 else sigma(2 * 1.3 * h_k)
     same = np.allclose(p_flip, flip_probability(2 * s_k * h_k, 1.3), rtol=0, atol=1e-12)
-    print(f"from s_k = {s_k:+d}: heat-bath redraw flips with probability w of Eq. 5.2 (1e-12): {same}")
+    print(f"from s_k = {s_k:+d}: heat-bath redraw flips with probability w of Eq. 5.2 (1e-12): "
+          f"{same}")
 hk = np.array([-0.7, -0.1, 0.1, 0.7])
-print("beta = 200 reproduces sign(h_k):", np.allclose(sigma(2 * 200 * hk), (1 + np.sign(hk)) / 2, atol=1e-12))
+print("beta = 200 reproduces sign(h_k):",
+      np.allclose(sigma(2 * 200 * hk), (1 + np.sign(hk)) / 2, atol=1e-12))
 
 # %% [markdown]
 # **The chain, written out.** The loop below is the whole algorithm: pick a site, compute its
@@ -176,7 +182,8 @@ bmlab.save_figure(fig, "fig5.3_glauber_convergence")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** the orange bars sit on the navy ones (the six $E=-0.5$ states share one height), and the
+# **What to look for:** the orange bars sit on the navy ones (the six $E=-0.5$ states share one
+# height), and the
 # running average ends near the dashed exact line while still wobbling.
 
 # %%
@@ -257,7 +264,8 @@ T_k = [site_matrix(J, np.zeros(3), 1.0, k) for k in range(3)]
 orders = {"random site": sum(T_k) / 3, "sequential": T_k[0] @ T_k[1] @ T_k[2],
           "synchronous": synchronous_matrix(J, np.zeros(3), 1.0)}
 print("reference agrees with bmlab (random-site matrix, 1e-12):",
-      np.allclose(orders["random site"], bmlab.glauber_transition_matrix(J, beta=1.0), rtol=0, atol=1e-12))
+      np.allclose(orders["random site"], bmlab.glauber_transition_matrix(J, beta=1.0),
+                  rtol=0, atol=1e-12))
 for name, To in orders.items():
     flow = p[:, None] * To  # p(s) T(s, s')
     stationary, balanced = np.abs(p @ To - p).max() < 1e-12, np.abs(flow - flow.T).max() < 1e-12
@@ -284,7 +292,8 @@ print("synchronous, beta = inf: " + " -> ".join(f"{labels[c]} (E = {E[c]:+.1f})"
 print("period 2:", np.array_equal(orbit[2], orbit[0]) and not np.array_equal(orbit[1], orbit[0]))
 dE_single = [bmlab.energy(o * np.where(np.arange(3) == k, -1, 1), J) - bmlab.energy(o, J)
              for o in orbit[:2] for k in range(3)]
-print("every single flip from the orbit lowers E by 2 (1e-12):", np.allclose(dE_single, -2.0, rtol=0, atol=1e-12))
+print("every single flip from the orbit lowers E by 2 (1e-12):",
+      np.allclose(dE_single, -2.0, rtol=0, atol=1e-12))
 
 # %% [markdown]
 # ## 5. Convergence from any start
@@ -346,7 +355,8 @@ plt.show()
 
 # %% [markdown]
 # **What to look for:** straight lines on the log scale (geometric convergence) for every start and,
-# on the right, navy squares on the exact curve within a few sweeps while the orange time average lags.
+# on the right, navy squares on the exact curve within a few sweeps while the orange time average
+# lags.
 
 # %% [markdown]
 # Every start is forgotten geometrically fast. The six ground states are equivalent by
@@ -456,10 +466,12 @@ for n in (12, N_FM):  # 12: the live panel of Section 8
     Jn = np.full((n, n), 1 / n)
     np.fill_diagonal(Jn, 0.0)
     nu = (bmlab.all_states(n) > 0).sum(axis=1)
-    dip = [np.diff(np.bincount(nu, weights=bmlab.boltzmann_probs(Jn, beta=b))[n // 2:n // 2 + 2])[0] > 0
-           for b in grid]  # p(m) rises from m = 0 to the next level: m = 0 is a dip
+    by_beta = [np.bincount(nu, weights=bmlab.boltzmann_probs(Jn, beta=b)) for b in grid]
+    dip = [p[n // 2 + 1] - p[n // 2] > 0  # p(m) rises from m = 0 to the next level: a dip
+           for p in by_beta]
     first = grid[np.argmax(dip)]
-    print(f"N = {n}: one peak at m = 0 up to beta = {first - 0.05:.2f}; two peaks from beta = {first:.2f} on"
+    print(f"N = {n}: one peak at m = 0 up to beta = {first - 0.05:.2f}; "
+          f"two peaks from beta = {first:.2f} on"
           f" (steps of 0.05; a single switch: {not all(dip) and all(dip[np.argmax(dip):])})")
 
 # %% [markdown]
@@ -511,7 +523,8 @@ bmlab.save_figure(fig, "fig01_ferromagnet_trapping")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** left, one bump at $\beta=0.6$ and two at $\beta=1.5$; middle, the cold chain stays on one
+# **What to look for:** left, one bump at $\beta=0.6$ and two at $\beta=1.5$; middle, the cold chain
+# stays on one
 # side; right, the chain estimates fan out away from the exact 0 as $\beta$ grows.
 
 # %%
@@ -552,7 +565,8 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# **What to look for:** straight lines on the log scale (exponential growth in $\beta$), steeper for larger $N$.
+# **What to look for:** straight lines on the log scale (exponential growth in $\beta$), steeper for
+# larger $N$.
 
 # %% [markdown]
 # ### 7b. A random spin glass: many basins, exact answers by enumeration
@@ -579,7 +593,8 @@ def autocorrelation(x, max_lag):
 
 
 def tau_int(x, c=5.0):
-    """1 + 2 sum_{t=1..M} rho(t) at the smallest M >= c tau(M); else the longest M (a lower bound)."""
+    """1 + 2 sum_{t=1..M} rho(t) at the smallest M >= c tau(M); else the longest M (a lower
+    bound)."""
     taus = 1 + 2 * np.cumsum(autocorrelation(x, len(x) - 1)[1:])
     fits = np.nonzero(np.arange(1, len(x)) >= c * taus)[0]
     return taus[fits[0]] if fits.size else taus[-1]
@@ -633,7 +648,8 @@ bmlab.save_figure(fig, "fig01_spin_glass_mixing")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** $\tau_\mathrm{int}$ climbing until it runs into the 1500-sweep ceiling (hollow circles), and
+# **What to look for:** $\tau_\mathrm{int}$ climbing until it runs into the 1500-sweep ceiling
+# (hollow circles), and
 # the error of $\langle s_i\rangle$ growing with it.
 
 # %%
@@ -785,7 +801,8 @@ panel
 # %% [markdown]
 # The same freezing as in Section 7a, live, on $N=12$ spins with 4 chains of 300 sequential
 # sweeps. At small $\beta$ the chains cross $m=0$ all the time and their histogram matches the
-# exact law. From $\beta=0.95$ on (computed in Section 7a) the exact law has two bumps and the crossings become rarer
+# exact law. From $\beta=0.95$ on (computed in Section 7a) the exact law has two bumps and the
+# crossings become rarer
 # as $\beta$ grows (count them in the status line); by $\beta\approx2.5$ most chains stay on
 # their side for the whole run, and the pooled histogram depends on where they started.
 

@@ -147,8 +147,8 @@ for _ in range(n_steps):
     J12_path.append(J12_path[-1] + eta * gradient)         # strengthen (or weaken), repeat
 
 
-def exact_gradient(params):
-    """Eq. 5.4 for J12 with the model term from bmlab's enumeration."""
+def exact_gradient(params, rng=None):
+    """Eq. 5.4 for J12 with the model term from bmlab's enumeration (exact: no rng used)."""
     _, C = bmlab.exact_moments(triangle(params["J12"], 0.5, -0.5))
     return {"J12": data_moment - C[0, 1]}
 
@@ -198,11 +198,13 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# **What to look for:** both curves level off on their dashed targets, the big moves in the first few steps.
+# **What to look for:** both curves level off on their dashed targets, the big moves in the first
+# few steps.
 
 # %% [markdown]
 # The coupling climbs to the closed-form value and the model correlation meets the data
-# within about fifteen steps. Nothing here is hard: eight energies, eight exponentials, one division,
+# within about fifteen steps. Nothing here is hard: eight energies, eight exponentials, one
+# division,
 # per step. The only trouble is the *eight*.
 
 # %% [markdown]
@@ -221,8 +223,10 @@ for Js in [(0.5, 0.5, -0.5), (-0.5, 0.5, 0.5)]:
     J_a, J_b = triangle(Js[0] + h, *Js[1:]), triangle(Js[0] - h, *Js[1:])
     slope = (bmlab.log_partition(J_a) - bmlab.log_partition(J_b)) / (2 * h)
     moment = bmlab.exact_moments(triangle(*Js))[1][0, 1]
-    print(f"J = {Js}: Z = {np.exp(bmlab.log_partition(triangle(*Js))):.4f}, <s1 s2>_model = {moment:+.3f}, "
-          f"dJ12 for <s1 s2>_data = 0: {0 - moment:+.3f}; d log Z/dJ12 = <s1 s2> (1e-8): {abs(slope - moment) < 1e-8}")
+    Z_J = np.exp(bmlab.log_partition(triangle(*Js)))
+    print(f"J = {Js}: Z = {Z_J:.4f}, <s1 s2>_model = {moment:+.3f}, "
+          f"dJ12 for <s1 s2>_data = 0: {0 - moment:+.3f}; "
+          f"d log Z/dJ12 = <s1 s2> (1e-8): {abs(slope - moment) < 1e-8}")
 print("same Z for both (1e-12):", abs(bmlab.log_partition(triangle(0.5, 0.5, -0.5))
                                       - bmlab.log_partition(triangle(-0.5, 0.5, 0.5))) < 1e-12)
 
@@ -353,7 +357,8 @@ ax.legend(fontsize=8, loc="lower right")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** the points bend onto a straight line (exponential cost) above $N\approx20$; the naive
+# **What to look for:** the points bend onto a straight line (exponential cost) above $N\approx20$;
+# the naive
 # squares climb faster and stop at $N=20$; the dotted line crosses an hour near $N=40$.
 
 # %% [markdown]
@@ -410,7 +415,8 @@ bmlab.save_figure(fig, "fig5.5_z_wall")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** the straight navy line crosses the seconds since the Big Bang near $N=60$ and the atoms
+# **What to look for:** the straight navy line crosses the seconds since the Big Bang near $N=60$
+# and the atoms
 # of the universe near $N=270$; the shaded strip is all that exact enumeration can reach.
 
 # %% [markdown]

@@ -18,7 +18,8 @@
 # Companion to Sections 5.2, 5.4 and 5.5 of the lecture. We fit a fully visible Boltzmann
 # machine (±1 spins, energy Eq. 5.1, $\beta = 1$) to data by climbing the average log-likelihood
 #
-# $$L(J,\theta) = \langle \log p(s)\rangle_\text{data} = \langle -E(s)\rangle_\text{data} - \log Z .$$
+# $$L(J,\theta) = \langle \log p(s)\rangle_\text{data} = \langle -E(s)\rangle_\text{data} - \log Z
+# .$$
 #
 # Every number below is checked against exact enumeration: with $N \le 10$ spins there are at
 # most 1024 states, so $Z$, the model moments and even the Hessian are cheap. The plan:
@@ -58,7 +59,6 @@ from scipy.optimize import minimize_scalar
 
 import bmlab
 from bmlab.data import letters_3x3, noisy_copies
-from bmlab.learning import train
 from bmlab.visible import visible_gradient, visible_log_likelihood, visible_newton_fit
 
 bmlab.use_style()
@@ -75,7 +75,8 @@ rng = np.random.default_rng(SEED)
 
 # %%
 def random_machine(n, *, J_mean=0.0, J_std=1.0, theta_std=0.0, rng):
-    """J_ij = J_mean/N + J_std g_ij/sqrt(N) with g_ij = g_ji standard normal; theta_i = theta_std g_i."""
+    """J_ij = J_mean/N + J_std g_ij/sqrt(N) with g_ij = g_ji standard normal;
+    theta_i = theta_std g_i."""
     G = np.triu(rng.standard_normal((n, n)), 1)
     J = J_mean / n + J_std * (G + G.T) / np.sqrt(n)
     np.fill_diagonal(J, 0.0)
@@ -89,8 +90,10 @@ S = bmlab.sample_exact(teacher["J"], teacher["theta"], n_samples=1000, rng=rng)
 m_data, C_data = S.mean(axis=0), S.T @ S / len(S)
 print("data: D =", S.shape[0], "configurations of N =", S.shape[1], "spins")
 print("<s_i>_data     :", np.round(m_data, 2))
-print(f"<s_i s_j>_data : min {C_data[iu].min():.2f}, mean {C_data[iu].mean():.2f}, max {C_data[iu].max():.2f}")
-print(f"fraction of configurations with |magnetization| >= 0.8: {np.mean(np.abs(S.sum(axis=1)) >= 8):.2f}")
+print(f"<s_i s_j>_data : min {C_data[iu].min():.2f}, mean {C_data[iu].mean():.2f}, "
+      f"max {C_data[iu].max():.2f}")
+print("fraction of configurations with |magnetization| >= 0.8: "
+      f"{np.mean(np.abs(S.sum(axis=1)) >= 8):.2f}")
 
 # %% [markdown]
 # The second data set is structured: four letters on a $3\times 3$ grid ($N = 9$), each
@@ -120,7 +123,8 @@ axes[1, 0].set_ylabel("noisy copy", fontsize=8)
 plt.show()
 
 # %% [markdown]
-# **What to look for:** the teacher's correlation matrix is nearly uniform and strong (all pairs aligned); the
+# **What to look for:** the teacher's correlation matrix is nearly uniform and strong (all pairs
+# aligned); the
 # letters' one has structure: pixels that share letters are correlated, others anti-correlated.
 
 # %% [markdown]
@@ -142,7 +146,7 @@ def gradient_by_enumeration(params, S):
     states = bmlab.all_states(len(theta)).astype(float)                     # all 2^N configurations
     w = np.exp(-energy(states, J, theta))
     p = w / w.sum()                                                         # p(s) = e^{-E(s)} / Z
-    positive_J, positive_theta = S.T @ S / len(S), S.mean(axis=0)           # <s_i s_j>_data, <s_i>_data
+    positive_J, positive_theta = S.T @ S / len(S), S.mean(axis=0)       # <s_i s_j>, <s_i> data
     negative_J, negative_theta = states.T @ (p[:, None] * states), p @ states   # <.>_model, Eq. 5.5
     dJ = positive_J - negative_J
     np.fill_diagonal(dJ, 0.0)                                               # J_ii is no parameter
@@ -153,7 +157,8 @@ params = random_machine(N, J_std=0.5, theta_std=0.3, rng=rng)
 g_ref = gradient_by_enumeration(params, S)
 eta = 0.1
 stepped = {key: params[key] + eta * g_ref[key] for key in params}           # one ascent step
-print(f"one step with eta = {eta} raises L: {visible_log_likelihood(stepped, S) > visible_log_likelihood(params, S)}")
+raised = visible_log_likelihood(stepped, S) > visible_log_likelihood(params, S)
+print(f"one step with eta = {eta} raises L: {raised}")
 g_bm = visible_gradient(S)(params)
 difference = max(np.abs(g_ref[key] - g_bm[key]).max() for key in g_ref)
 print(f"reference agrees with bmlab (max difference < 1e-10): {difference < 1e-10}")
@@ -178,7 +183,8 @@ def unpack(u, n):
 
 u0, h = pack(params), 1e-5
 fd = np.array([(visible_log_likelihood(unpack(u0 + h * e, N), S)
-                - visible_log_likelihood(unpack(u0 - h * e, N), S)) / (2 * h) for e in np.eye(u0.size)])
+                - visible_log_likelihood(unpack(u0 - h * e, N), S)) / (2 * h)
+               for e in np.eye(u0.size)])
 print("P =", u0.size, "parameters")
 print("Eq. 5.4 agrees with finite differences to 1e-7:", bool(np.abs(pack(g_bm) - fd).max() < 1e-7))
 
@@ -207,14 +213,15 @@ def gradient_by_glauber(params, S, *, n_chains, k, rng):
 check_rng = np.random.default_rng(SEED + 1)
 g_ref, s_ref = gradient_by_glauber(params, S, n_chains=4000, k=2, rng=check_rng)
 g_bm = visible_gradient(S, method="glauber", n_chains=4000, k=2)(params, check_rng)
-phi_ref = np.concatenate([s_ref[:, iu[0]] * s_ref[:, iu[1]], s_ref], axis=1)  # (s_i s_j, s_i) per chain
+phi_ref = np.concatenate([s_ref[:, iu[0]] * s_ref[:, iu[1]], s_ref], axis=1)  # per chain
 standard_error = np.sqrt(2 * phi_ref.var(axis=0) / 4000)
 z = np.abs(pack(g_ref) - pack(g_bm)) / standard_error
-print(f"reference agrees with bmlab (max |z| = {z.max():.2f} < 4.5 over 55 components): {z.max() < 4.5}")
+print(f"reference agrees with bmlab (max |z| = {z.max():.2f} < 4.5 over 55 components): "
+      f"{z.max() < 4.5}")
 
 # %% [markdown]
 # From here on bmlab's version does the work. Gradient ascent from $J = 0, \theta = 0$ with
-# the training loop `bmlab.learning.train` (the same loop notebooks 04 and 05 use); the metric
+# the training loop `bmlab.train` (the same loop notebooks 04 and 05 use); the metric
 # recorded along the way is the exact $L$.
 
 # %%
@@ -224,7 +231,7 @@ def L_teacher(p):
 
 zero = {"J": np.zeros((N, N)), "theta": np.zeros(N)}
 exact = visible_gradient(S)
-sgd = train(zero, exact, n_steps=300, lr=0.1, record_every=5, metrics={"L": L_teacher})
+sgd = bmlab.train(zero, exact, n_steps=300, lr=0.1, record_every=5, metrics={"L": L_teacher})
 print("L at the start: {:.4f}  (= -N log 2 = {:.4f})".format(sgd.history["L"][0], -N * np.log(2)))
 print("L after 300 steps: {:.4f}".format(sgd.history.last("L")))
 print("L rose at every recorded step:", bool(np.all(np.diff(sgd.history["L"]) > 0)))
@@ -241,7 +248,8 @@ ax2.set_title("gradient norm falls")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** $L$ rises fast at first and then flattens while the gradient norm keeps falling steadily:
+# **What to look for:** $L$ rises fast at first and then flattens while the gradient norm keeps
+# falling steadily:
 # plain ascent crawls along flat directions near the optimum.
 
 # %% [markdown]
@@ -254,7 +262,8 @@ plt.show()
 # %%
 fit = visible_newton_fit(S)
 print("converged, gradient norm < 1e-8:", bool(np.linalg.norm(pack(exact(fit))) < 1e-8))
-print(f"L at the optimum: {L_teacher(fit):.4f}   L of the teacher on the same data: {L_teacher(teacher):.4f}")
+print(f"L at the optimum: {L_teacher(fit):.4f}   "
+      f"L of the teacher on the same data: {L_teacher(teacher):.4f}")
 m_fit, C_fit = bmlab.exact_moments(fit["J"], fit["theta"])
 print("model moments equal data moments to 1e-8:",
       bool(max(np.abs(m_fit - m_data).max(), np.abs(C_fit - C_data).max()) < 1e-8))
@@ -274,10 +283,12 @@ ax2.set_xlabel(r"teacher $J_{ij}$")
 ax2.set_ylabel(r"learned $J_{ij}$")
 ax2.set_title("couplings: learned vs teacher")
 plt.show()
-print("largest |learned - teacher| coupling: {:.2f} (finite data: D = 1000)".format(np.abs(fit["J"] - teacher["J"]).max()))
+print("largest |learned - teacher| coupling: {:.2f} (finite data: D = 1000)".format(
+    np.abs(fit["J"] - teacher["J"]).max()))
 
 # %% [markdown]
-# **What to look for:** left, every point on the diagonal (Eq. 5.6); right, a visible scatter about the diagonal.
+# **What to look for:** left, every point on the diagonal (Eq. 5.6); right, a visible scatter about
+# the diagonal.
 
 # %% [markdown]
 # The moments match to machine precision, but the couplings differ from the teacher's: the
@@ -304,11 +315,12 @@ def hessian(params):
 
 H = hessian(fit)
 u_fit = pack(fit)
-fd_H = np.array([(pack(exact(unpack(u_fit + h * e, N))) - pack(exact(unpack(u_fit - h * e, N)))) / (2 * h)
-                 for e in np.eye(u_fit.size)])
+fd_H = np.array([(pack(exact(unpack(u_fit + h * e, N))) - pack(exact(unpack(u_fit - h * e, N))))
+                 / (2 * h) for e in np.eye(u_fit.size)])
 eig = np.linalg.eigvalsh(H)
 print("Hessian shape:", H.shape)
-print("Hessian equals finite differences of Eq. 5.4 (to 1e-6):", bool(np.abs(H - fd_H).max() < 1e-6))
+print("Hessian equals finite differences of Eq. 5.4 (to 1e-6):",
+      bool(np.abs(H - fd_H).max() < 1e-6))
 print("all eigenvalues <= 0 (to 1e-12):", bool(eig.max() <= 1e-12))
 print(f"most negative eigenvalue lambda_min: {eig.min():.3f}, least negative: {eig.max():.2e}")
 print(f"2/|lambda_min| = {2 / abs(eig.min()):.3f}")
@@ -329,7 +341,8 @@ ax.set_title("a slice through L is concave")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** one smooth hump with its top at $t=0$ and no second bump anywhere along the slice.
+# **What to look for:** one smooth hump with its top at $t=0$ and no second bump anywhere along the
+# slice.
 
 # %% [markdown]
 # The curvature also sets the largest stable learning rate of plain gradient ascent: near the
@@ -353,9 +366,9 @@ runs = {  # name: (method, k)
 }
 curves = {}
 for name, (method, k) in runs.items():
-    res = train(zero, visible_gradient(S, method=method, n_chains=100, k=k), n_steps=300,
-                lr=0.1, record_every=5, metrics={"L": L_teacher},
-                rng=None if method == "exact" else np.random.default_rng(SEED))
+    res = bmlab.train(zero, visible_gradient(S, method=method, n_chains=100, k=k), n_steps=300,
+                      lr=0.1, record_every=5, metrics={"L": L_teacher},
+                      rng=np.random.default_rng(SEED))  # the exact gradient draws nothing
     curves[name] = res.history
 L_opt = L_teacher(fit)
 print(f"{'negative phase':<20} {'spin updates/step':>18} {'final L':>9} {'L_opt - L':>10}")
@@ -376,7 +389,8 @@ ax.legend(fontsize=8)
 plt.show()
 
 # %% [markdown]
-# **What to look for:** which curves stop short of the dashed optimum: fresh chains with $k=1$ far below it,
+# **What to look for:** which curves stop short of the dashed optimum: fresh chains with $k=1$ far
+# below it,
 # $k=10$ closer, persistent chains almost on the exact curve.
 
 # %% [markdown]
@@ -418,13 +432,15 @@ print("bias exceeds 3 noise/sqrt(30) for every k:",
 # data moments themselves, and nothing ever stops the update.
 
 # %%
-frozen = train(zero, visible_gradient(S, method="frozen"), n_steps=200, lr=0.1, record_every=10,
-               metrics={"L": L_teacher, "max|J|": lambda p: float(np.abs(p["J"]).max())})
+frozen = bmlab.train(zero, visible_gradient(S, method="frozen"), n_steps=200, lr=0.1,
+                     record_every=10,
+                     metrics={"L": L_teacher, "max|J|": lambda p: float(np.abs(p["J"]).max())})
 steps, maxJ = frozen.history["step"], frozen.history["max|J|"]
 slope = np.diff(maxJ) / np.diff(steps)
 print("max|J| grows linearly, slope = lr * max<s_i s_j>_data = %.4f:" % (0.1 * C_data[iu].max()),
       bool(np.allclose(slope, 0.1 * C_data[iu].max())))
-print("max|J| after 200 steps: {:.1f}, and L has fallen to {:.1f}".format(maxJ[-1], frozen.history.last("L")))
+print("max|J| after 200 steps: {:.1f}, and L has fallen to {:.1f}".format(
+    maxJ[-1], frozen.history.last("L")))
 
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8, 3))
 ax1.plot(steps, maxJ, color=bmlab.ORANGE, label="frozen negative phase")
@@ -440,7 +456,8 @@ ax2.set_title("drift overshoots the optimum")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** $\max|J|$ climbing on a straight line through the optimum's value without stopping, and
+# **What to look for:** $\max|J|$ climbing on a straight line through the optimum's value without
+# stopping, and
 # $L$ rising briefly, then falling without end.
 
 # %% [markdown]
@@ -455,12 +472,14 @@ plt.show()
 m0, C0 = bmlab.exact_moments(zero["J"], zero["theta"])
 print("model moments at J = 0, theta = 0 vanish (1e-12):",
       bool(max(np.abs(m0).max(), np.abs(C0 - np.eye(N)).max()) < 1e-12))
-hebb_data = C_data - np.diag(np.diag(C_data))             # Hebb on the data: <s_i s_j>_data, J_ii = 0
-first = {key: 0.1 * v for key, v in exact(zero).items()}   # the first step of Section 2's run (lr 0.1)
+hebb_data = C_data - np.diag(np.diag(C_data))    # Hebb on the data: <s_i s_j>_data, J_ii = 0
+first = {key: 0.1 * v for key, v in exact(zero).items()}   # Section 2's first step (lr 0.1)
 print("first exact step from zero is Hebb's rule on the data, dJ = 0.1 <s_i s_j>_data (1e-12):",
-      bool(np.abs(first["J"] - 0.1 * hebb_data).max() < 1e-12 and np.abs(first["theta"] - 0.1 * m_data).max() < 1e-12))
+      bool(np.abs(first["J"] - 0.1 * hebb_data).max() < 1e-12
+           and np.abs(first["theta"] - 0.1 * m_data).max() < 1e-12))
 n_frozen = frozen.history["step"][-1]
-print(f"at the trap, after {n_frozen} frozen steps: J = {0.1 * n_frozen:g} x Hebb couplings (1e-10):",
+print(f"at the trap, after {n_frozen} frozen steps: "
+      f"J = {0.1 * n_frozen:g} x Hebb couplings (1e-10):",
       bool(np.abs(frozen.params["J"] - 0.1 * n_frozen * hebb_data).max() < 1e-10))
 
 # %% [markdown]
@@ -468,7 +487,7 @@ print(f"at the trap, after {n_frozen} frozen steps: J = {0.1 * n_frozen:g} x Heb
 # the data, both terms of Eq. 5.4 are the same number.
 
 # %%
-data_as_model = train(zero, visible_gradient(S, method="data"), n_steps=50, lr=0.1)
+data_as_model = bmlab.train(zero, visible_gradient(S, method="data"), n_steps=50, lr=0.1)
 print("gradient identically zero at every step:",
       bool(np.all(data_as_model.history["grad_norm"] == 0)))
 print("parameters after 50 steps unchanged (all zero):",
@@ -493,7 +512,8 @@ print("parameters after 50 steps unchanged (all zero):",
 # %%
 def dual(params, S):
     J, theta = params["J"], params["theta"]
-    return bmlab.log_partition(J, theta) - theta @ S.mean(axis=0) - 0.5 * np.sum(J * (S.T @ S / len(S)))
+    return (bmlab.log_partition(J, theta) - theta @ S.mean(axis=0)
+            - 0.5 * np.sum(J * (S.T @ S / len(S))))
 
 
 def entropy(p):
@@ -512,7 +532,8 @@ p_params = bmlab.boltzmann_probs(params["J"], params["theta"])
 gap = dual(params, S) - model_entropy(params)
 E_gap = bmlab.energy(S, params["J"], params["theta"]).mean() - p_params @ bmlab.energy(
     bmlab.all_states(N), params["J"], params["theta"])
-print(f"at the random point of Section 2: L_D - H(p_model) = {gap:.3f} = <E>_data - <E>_model (to 1e-10):",
+print(f"at the random point of Section 2: L_D - H(p_model) = {gap:.3f} "
+      "= <E>_data - <E>_model (to 1e-10):",
       bool(abs(gap - E_gap) < 1e-10))
 print("weak duality, L_D(anywhere) >= H(p_model at the optimum):",
       bool(dual(params, S) >= H_fit and dual(zero, S) >= H_fit))
@@ -536,7 +557,8 @@ def same_moments(p, phi, *, rng):
 states10 = bmlab.all_states(N).astype(float)
 p_fit = bmlab.boltzmann_probs(fit["J"], fit["theta"])
 p_data = np.bincount(bmlab.state_codes(S), minlength=2**N) / len(S)
-q = same_moments(p_fit, np.concatenate([states10[:, iu[0]] * states10[:, iu[1]], states10], axis=1), rng=rng)
+phi10 = np.concatenate([states10[:, iu[0]] * states10[:, iu[1]], states10], axis=1)
+q = same_moments(p_fit, phi10, rng=rng)
 for name, dist in (("empirical data distribution", p_data), ("moment-preserving perturbation", q)):
     m_q, C_q = bmlab.moments_from_probs(dist, N)
     same = max(np.abs(m_q - m_fit).max(), np.abs(C_q - C_fit).max()) < 1e-8
@@ -592,13 +614,15 @@ states = bmlab.all_states(N_let)
 codes_proto = bmlab.state_codes(letters)
 in_data = np.bincount(bmlab.state_codes(S_letters), minlength=2**N_let) > 0
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
-for ax, (name, p) in zip(axes, (("Hebb, scale fitted", hebb), ("maximum likelihood", ml)), strict=True):
+for ax, (name, p) in zip(axes, (("Hebb, scale fitted", hebb), ("maximum likelihood", ml)),
+                         strict=True):
     E = bmlab.energy(states, p["J"], p["theta"])
     order = np.argsort(E, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     ax.plot(np.arange(E.size), E[order], color=bmlab.GRAY, lw=1)
-    ax.scatter(rank[in_data], E[in_data], s=10, color=bmlab.ORANGE, label="states in the data", zorder=3)
+    ax.scatter(rank[in_data], E[in_data], s=10, color=bmlab.ORANGE, label="states in the data",
+               zorder=3)
     ax.scatter(rank[codes_proto], E[codes_proto], s=60, marker="*", color=bmlab.NAVY,
                label="letter prototypes", zorder=4)
     ax.set_xlabel("state, sorted by energy")
@@ -615,7 +639,8 @@ bmlab.save_figure(fig, "fig5.1_memorize_vs_learn")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** where the navy stars sit on the gray staircase: on Hebb's coarse steps beside other
+# **What to look for:** where the navy stars sit on the gray staircase: on Hebb's coarse steps
+# beside other
 # states, on maximum likelihood's four lowest energies.
 
 # %% [markdown]
@@ -656,7 +681,8 @@ print("the two phases add up to the energy change of one gradient step (to 1e-10
 
 order = np.argsort(E_hebb, kind="stable")
 model_samples = bmlab.state_codes(
-    bmlab.glauber_sample(hebb["J"], hebb["theta"], n_chains=200, n_sweeps=20, init="random", rng=rng))
+    bmlab.glauber_sample(hebb["J"], hebb["theta"], n_chains=200, n_sweeps=20, init="random",
+                         rng=rng))
 sampled = np.zeros(states.shape[0], dtype=bool)
 sampled[model_samples] = True
 x = np.arange(states.shape[0])
@@ -664,10 +690,13 @@ rank = np.empty_like(order)
 rank[order] = x
 
 fig, ax = plt.subplots(figsize=(9, 3.6))
-ax.bar(x, dE_pos[order], width=1.0, color=bmlab.NAVY, alpha=0.55, label="positive phase (down on data)")
-ax.bar(x, dE_neg[order], width=1.0, color=bmlab.ORANGE, alpha=0.55, label="negative phase (up on the model)")
+ax.bar(x, dE_pos[order], width=1.0, color=bmlab.NAVY, alpha=0.55,
+       label="positive phase (down on data)")
+ax.bar(x, dE_neg[order], width=1.0, color=bmlab.ORANGE, alpha=0.55,
+       label="negative phase (up on the model)")
 ax.plot(x, dE[order], color="k", lw=0.8, label="net change")
-ax.scatter(rank[in_data], dE_pos[in_data] - 0.3, marker="^", s=12, color=bmlab.NAVY, label="data states")
+ax.scatter(rank[in_data], dE_pos[in_data] - 0.3, marker="^", s=12, color=bmlab.NAVY,
+           label="data states")
 ax.scatter(rank[sampled], dE_neg[sampled] + 0.3, marker="v", s=12, color=bmlab.ORANGE,
            label="Glauber samples of the model")
 ax.axhline(0, color=bmlab.GRAY, lw=0.8)
@@ -677,11 +706,14 @@ ax.set_title(f"Figure 5.2: the two forces of one gradient step (lr = {lr_step})"
 ax.legend(fontsize=7, ncol=2, loc="lower right")
 bmlab.save_figure(fig, "fig5.2_two_forces")
 plt.show()
-print(f"mean positive push on data states: {dE_pos[in_data].mean():.2f} (averaged over all states it is zero: {bool(abs(dE_pos.mean()) < 1e-12)})")
-print(f"mean negative push on model-sampled states: {dE_neg[sampled].mean():.2f} (averaged over all states it is zero: {bool(abs(dE_neg.mean()) < 1e-12)})")
+print(f"mean positive push on data states: {dE_pos[in_data].mean():.2f} "
+      f"(averaged over all states it is zero: {bool(abs(dE_pos.mean()) < 1e-12)})")
+print(f"mean negative push on model-sampled states: {dE_neg[sampled].mean():.2f} "
+      f"(averaged over all states it is zero: {bool(abs(dE_neg.mean()) < 1e-12)})")
 
 # %% [markdown]
-# **What to look for:** the navy bars are not all negative nor the orange all positive; the black net change is
+# **What to look for:** the navy bars are not all negative nor the orange all positive; the black
+# net change is
 # what moves the landscape: down under the data triangles, up under the model's samples.
 
 # %% [markdown]
@@ -709,8 +741,10 @@ print("at the optimum the two forces cancel on every state (|net| < 1e-6):",
 E_ml = bmlab.energy(states, ml["J"], ml["theta"])
 order_ml = np.argsort(E_ml, kind="stable")
 fig, ax = plt.subplots(figsize=(9, 3.2))
-ax.bar(x, dE_pos_ml[order_ml], width=1.0, color=bmlab.NAVY, alpha=0.55, label="positive phase (data moments)")
-ax.bar(x, dE_neg_ml[order_ml], width=1.0, color=bmlab.ORANGE, alpha=0.55, label="negative phase (model moments)")
+ax.bar(x, dE_pos_ml[order_ml], width=1.0, color=bmlab.NAVY, alpha=0.55,
+       label="positive phase (data moments)")
+ax.bar(x, dE_neg_ml[order_ml], width=1.0, color=bmlab.ORANGE, alpha=0.55,
+       label="negative phase (model moments)")
 ax.axhline(0, color=bmlab.GRAY, lw=0.8)
 ax.plot(x, (dE_pos_ml + dE_neg_ml)[order_ml], color="k", lw=1.2, label="net change")
 ax.set_xlabel("state, sorted by its energy under the maximum-likelihood machine")
@@ -722,7 +756,8 @@ bmlab.save_figure(fig, "fig5.2_two_forces_at_optimum")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** each orange bar is the mirror image of the navy bar of its state, and the black net line
+# **What to look for:** each orange bar is the mirror image of the navy bar of its state, and the
+# black net line
 # lies flat on zero.
 
 # %% [markdown]
@@ -764,9 +799,10 @@ lam = np.linalg.eigvalsh(hessian(ml)).min()
 answer = 2 / abs(lam)
 zero_let = {"J": np.zeros((N_let, N_let)), "theta": np.zeros(N_let)}
 for lr_try in (0.9 * answer, 1.2 * answer):
-    r = train(zero_let, visible_gradient(S_letters), n_steps=400, lr=lr_try,
-              on_diverge="stop", max_abs=100.0)
-    print(f"lr = {lr_try:.3f}: L after 400 steps = {visible_log_likelihood(r.params, S_letters):.3f} (optimum {L_ml:.3f})")
+    r = bmlab.train(zero_let, visible_gradient(S_letters), n_steps=400, lr=lr_try,
+                    on_diverge="stop", max_abs=100.0)
+    print(f"lr = {lr_try:.3f}: L after 400 steps = "
+          f"{visible_log_likelihood(r.params, S_letters):.3f} (optimum {L_ml:.3f})")
 assert bmlab.check("03.1", answer)
 
 # %% [markdown]

@@ -112,7 +112,8 @@ for v, F, p in zip(V, -np.log(Z_v), p_v, strict=True):
 # averages of $v_i h_j$: the first under $p(h\mid v)$ with $v$ clamped to a training string,
 # the second under the free-running model. Averaged over the data,
 #
-# $$ \frac{\partial L}{\partial W_{ij}} = \langle v_i h_j\rangle_\text{clamped} - \langle v_i h_j\rangle_\text{model}, $$
+# $$ \frac{\partial L}{\partial W_{ij}} = \langle v_i h_j\rangle_\text{clamped} - \langle v_i
+# h_j\rangle_\text{model}, $$
 #
 # where "clamped" means: draw $v$ from the data and $h$ from $p(h \mid v)$. The same holds
 # for every coupling $J_{ab}$ and bias $\theta_a$ of the joint system. Written out for the
@@ -229,7 +230,8 @@ architectures = {"general, 1 hidden unit": HiddenMachine(3, 1, restricted=False)
 fits = {}
 for name, m in architectures.items():
     fits[name], kls = fit_best_of(m, D3, RESTARTS, STEPS)
-    print(f"{name:27s} best of {RESTARTS}: KL = {kls.min():.3f} nats; KL < 0.01: {kls.min() < 0.01}")
+    print(f"{name:27s} best of {RESTARTS}: KL = {kls.min():.3f} nats; "
+          f"KL < 0.01: {kls.min() < 0.01}")
 
 # %% [markdown]
 # How many hidden units does each architecture need? The sweep below trains every
@@ -263,7 +265,8 @@ ax.legend(loc="center right")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** both curves start on the dashed $\log 2$ line; the navy one drops below the dotted 0.01 at
+# **What to look for:** both curves start on the dashed $\log 2$ line; the navy one drops below the
+# dotted 0.01 at
 # one hidden unit, the orange one only at three.
 
 # %% [markdown]
@@ -276,7 +279,8 @@ plt.show()
 #
 # Any function of $n$ spins $\pm 1$ can be written as a sum of products of spins,
 #
-# $$ \log p(v) = c_\varnothing + \sum_i c_i v_i + \sum_{i<j} c_{ij} v_i v_j + \sum_{i<j<k} c_{ijk} v_i v_j v_k + \dots , $$
+# $$ \log p(v) = c_\varnothing + \sum_i c_i v_i + \sum_{i<j} c_{ij} v_i v_j + \sum_{i<j<k} c_{ijk}
+# v_i v_j v_k + \dots , $$
 #
 # (the Walsh or Fourier expansion; $c_A = 2^{-n}\sum_v \log p(v) \prod_{i\in A} v_i$). A fully
 # visible machine has only the first three kinds of term, up to pairs. Summing out one
@@ -348,7 +352,8 @@ ax.set_title("trained machine on 3-bit parity: multi-spin terms")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** the orange three-body bar dwarfs the navy one- and two-body bars: parity lives entirely
+# **What to look for:** the orange three-body bar dwarfs the navy one- and two-body bars: parity
+# lives entirely
 # in the $v_1v_2v_3$ term.
 
 # %% [markdown]
@@ -383,7 +388,8 @@ pr = restricted.init_params(rng=rng, scale=0.8, bias_scale=0.3)
 cond_g, cond_r = conditional(general, pg), conditional(restricted, pr)
 gap_g = np.abs(cond_g - product_of_marginals(cond_g)).max()
 gap_r = np.abs(cond_r - product_of_marginals(cond_r)).max()
-print(f"general:    max |p(h|v) - prod_j p(h_j|v)| = {gap_g:.3f}  ({'factorizes' if gap_g < 1e-12 else 'does not factorize'})")
+print(f"general:    max |p(h|v) - prod_j p(h_j|v)| = {gap_g:.3f}  "
+      f"({'factorizes' if gap_g < 1e-12 else 'does not factorize'})")
 print(f"restricted: max |p(h|v) - prod_j p(h_j|v)| < 1e-12: {gap_r < 1e-12}")
 for n_h in (10, 30, 100):
     print(f"general machine, N_h = {n_h:3d}: 2^N_h = {2**n_h:.3g} hidden states per data point")
@@ -458,7 +464,8 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# **What to look for:** on the left, equal heights at $t=0$ and $t=1$ with a valley between them; on the right,
+# **What to look for:** on the left, equal heights at $t=0$ and $t=1$ with a valley between them; on
+# the right,
 # a single hump with no valley.
 
 # %% [markdown]

@@ -51,7 +51,6 @@ from scipy.special import expit, logsumexp
 
 import bmlab
 from bmlab.data import bars_and_stripes, binarized_digits, max_log_likelihood
-from bmlab.learning import train
 from bmlab.plotting import EXTRA
 from bmlab.rbm import RBM, CDGradient, ExactRBMGradient, PCDGradient
 from bmlab.widgets.rbm import rbm_sampling_panel, rbm_training_panel
@@ -189,7 +188,7 @@ W, a, b = init.W, init.a, init.b
 ref_rng, lib_rng = np.random.default_rng(1), np.random.default_rng(1)  # the same draws
 for _ in range(5):
     W, a, b = cd_update(W, a, b, V3, 3, LR, ref_rng)
-lib = train(init.params, CDGradient(V3, 3), n_steps=5, lr=LR, rng=lib_rng).params
+lib = bmlab.train(init.params, CDGradient(V3, 3), n_steps=5, lr=LR, rng=lib_rng).params
 diff = max(np.abs(x - lib[key]).max() for x, key in zip((W, a, b), "Wab", strict=True))
 print(f"reference agrees with bmlab (CD-3, 5 updates, same draws, max difference < 1e-12): "
       f"{diff < 1e-12}")
@@ -213,7 +212,7 @@ v = V3[ref_rng.integers(0, len(V3), len(V3))]  # one chain per data row, started
 chains = (v, ref_rng.random((len(V3), N_HIDDEN)) < expit(v @ W + b))  # with h ~ p(h|v)
 for _ in range(5):
     W, a, b, chains = pcd_update(W, a, b, V3, chains, LR, ref_rng)
-lib = train(init.params, PCDGradient(V3, 1), n_steps=5, lr=LR, rng=lib_rng).params
+lib = bmlab.train(init.params, PCDGradient(V3, 1), n_steps=5, lr=LR, rng=lib_rng).params
 diff = max(np.abs(x - lib[key]).max() for x, key in zip((W, a, b), "Wab", strict=True))
 print(f"reference agrees with bmlab (PCD-1, 5 updates, same draws, max difference < 1e-12): "
       f"{diff < 1e-12}")
@@ -239,12 +238,12 @@ def metrics_for(V):
 def run(algorithm, k=1, lr=LR, weight_decay=0.0, steps=STEPS, seed=SEED):
     run_rng = np.random.default_rng(seed)
     init = RBM.random(9, N_HIDDEN, rng=run_rng, data=V3)
-    if algorithm == "exact":  # draws nothing: no rng
-        gradient, run_rng = ExactRBMGradient(V3), None
+    if algorithm == "exact":  # draws nothing from run_rng
+        gradient = ExactRBMGradient(V3)
     else:
         gradient = {"cd": CDGradient, "pcd": PCDGradient}[algorithm](V3, k)
-    return train(init.params, gradient, n_steps=steps, lr=lr, weight_decay=weight_decay,
-                 metrics=metrics_for(V3), record_every=100, rng=run_rng)
+    return bmlab.train(init.params, gradient, n_steps=steps, lr=lr, weight_decay=weight_decay,
+                       metrics=metrics_for(V3), record_every=100, rng=run_rng)
 
 
 runs = {
@@ -480,7 +479,8 @@ plt.show()
 # %% [markdown]
 # ## 4. Learning dynamics: the singular values of W (arXiv:1803.01960)
 #
-# Decelle, Fissore and Furtlehner (2018) describe training from small weights as a sequence: at first the RBM
+# Decelle, Fissore and Furtlehner (2018) describe training from small weights as a sequence: at
+# first the RBM
 # is nearly linear and $W$ grows along the leading principal directions of the data; later the
 # grown modes interact and the singular values level off. We watch this on binarized digits
 # (visible biases at the data's log-odds, so the first-order statistics are fitted from the
@@ -511,8 +511,9 @@ def keep(n_updates, p):
 dyn_rng = np.random.default_rng(SEED)
 init = RBM.random(64, 16, rng=dyn_rng, data=train_D)
 snapshots[0] = init.params
-dyn = train(init.params, PCDGradient(train_D, 5, batch_size=100), n_steps=1500, lr=0.05,
-            metrics={"spec": overlap_and_spectrum}, record_every=25, rng=dyn_rng, callback=keep)
+dyn = bmlab.train(init.params, PCDGradient(train_D, 5, batch_size=100), n_steps=1500, lr=0.05,
+                  metrics={"spec": overlap_and_spectrum}, record_every=25, rng=dyn_rng,
+                  callback=keep)
 spec = dyn.history["spec"]
 steps = dyn.history["step"]
 for s in (0, 300, 600, 1500):
@@ -665,7 +666,7 @@ for name, res in sampling.items():
 # patterns, so the rate is not the only knob -- more chains matter too:
 
 # %%
-many = train(
+many = bmlab.train(
     RBM.random(9, N_HIDDEN, rng=np.random.default_rng(SEED), data=V3).params,
     PCDGradient(V3, 1, n_chains=256), n_steps=10 * STEPS, lr=0.03,
     metrics=metrics_for(V3), record_every=1000, rng=np.random.default_rng(SEED))
@@ -687,10 +688,10 @@ dig_rng = np.random.default_rng(SEED)
 init = RBM.random(64, 16, rng=dig_rng, data=train_D)
 print(f"independent-pixel baseline (W = 0): train {init.mean_log_likelihood(train_D):.1f}, "
       f"held-out {init.mean_log_likelihood(test_D):.1f}")
-dig = train(init.params, PCDGradient(train_D, 1, batch_size=10), n_steps=3000,
-            lr=0.05, record_every=300, rng=dig_rng, metrics={
-                "train": lambda p: RBM.from_params(p).mean_log_likelihood(train_D),
-                "test": lambda p: RBM.from_params(p).mean_log_likelihood(test_D)})
+dig = bmlab.train(init.params, PCDGradient(train_D, 1, batch_size=10), n_steps=3000,
+                  lr=0.05, record_every=300, rng=dig_rng, metrics={
+                      "train": lambda p: RBM.from_params(p).mean_log_likelihood(train_D),
+                      "test": lambda p: RBM.from_params(p).mean_log_likelihood(test_D)})
 digit_model = RBM.from_params(dig.params)
 print(f"after 3000 updates (20 epochs): train {dig.history['train'][-1]:.1f}, "
       f"held-out {dig.history['test'][-1]:.1f} nats per image")
@@ -936,8 +937,8 @@ def decompose(theta, k):
 # %%
 start = RBM.random(4, 3, rng=np.random.default_rng(SEED), data=V2)
 young4 = RBM(np.random.default_rng(SEED).normal(0, 0.5, (4, 3)), start.a, start.b)
-cd_fixed = RBM.from_params(train(
-    start.params, lambda p: unflatten(expected_cd_update(flatten(p), 1)),
+cd_fixed = RBM.from_params(bmlab.train(
+    start.params, lambda p, rng: unflatten(expected_cd_update(flatten(p), 1)),
     n_steps=1500, lr=2.0).params)
 machines = {"small weights": young4, "CD-1 fixed point": cd_fixed}
 ok_true, ok_split = True, True

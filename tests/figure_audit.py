@@ -33,7 +33,7 @@ backend renders every figure a notebook shows (``plt.show()``, a trailing ``fig`
 ``tests/test_widgets_layout.py``. The root ``conftest.py`` starts each nbval kernel with an
 ``IPYTHONDIR`` whose startup file (:func:`write_startup`) calls :func:`install`: each problem is
 printed to stderr as ``figure audit: <figure> — <problem>``, so strict nbval fails on the cell
-that drew the figure and shows why. Outputs committed by ``python -m bmlab.tools execute``
+that drew the figure and shows why. Outputs committed by ``python -m tools execute``
 never contain these lines.
 
 For developers: ``python tests/figure_audit.py notebooks/01_glauber_convergence.ipynb [...]``

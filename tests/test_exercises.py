@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import itertools
+import math
 import re
 from pathlib import Path
 
@@ -12,7 +15,7 @@ import bmlab
 from bmlab import exercises
 from bmlab.exercises import answer_hash, check
 
-#: A made-up exercise (the real answers appear nowhere in the tests either).
+#: A made-up exercise (real answers are written nowhere in the tests: some are computed below).
 FAKE = {"99.1": {"decimals": 3, "sha256": answer_hash("99.1", 0.4567, 3), "hint": "try harder"}}
 
 
@@ -84,3 +87,31 @@ def test_no_plain_answer_in_the_package():
     ids = [i for i, entry in exercises.EXERCISES.items() if entry["decimals"] > 0]
     leaks = [(i, x) for i in ids for x in numbers if check(i, x)]
     assert not leaks, f"answers written in plain text: {leaks}"
+
+
+def _triangle_weights(J12: float, J23: float, J13: float) -> dict:
+    """exp(-E(s)) of the 8 states of a zero-bias triangle, by a plain loop (no bmlab)."""
+    weights = {}
+    for s in itertools.product((-1, 1), repeat=3):
+        minus_energy = J12 * s[0] * s[1] + J23 * s[1] * s[2] + J13 * s[0] * s[2]
+        weights[s] = math.exp(minus_energy)
+    return weights
+
+
+def test_stored_hashes_match_answers_computed_independently():
+    """Real answers, recomputed here without bmlab, pass ``bmlab.check``: the stored hashes
+    and the hashing agree (a change of the hash format fails here, not only in a notebook)."""
+    w = _triangle_weights(0.5, 0.5, 0.5)  # the triangle of exercises 01.1 and 02.1: J13 = +0.5
+    Z = sum(w.values())
+    assert check("01.1", w[(1, 1, 1)] / Z)  # p(+++), 3 decimals
+    assert check("02.1", Z)  # Z, 3 decimals
+    assert check("02.3", math.log2(1000))  # extra spins for a 1000x faster machine, 1 decimal
+    assert not check("02.3", math.log2(1000) + 0.1)
+
+
+def test_the_hash_format_is_fixed():
+    """SHA-256 of "<id>:<answer with the exercise's decimals>", hex: a literal, so that a changed
+    format (salt, rounding, digest) fails even where expected and stored hashes are made alike."""
+    expected = "91c685e21126efa76115450cc537a0f0e95065c207d207be63af263a87b7d41e"
+    assert answer_hash("99.1", 0.4567, 3) == expected
+    assert hashlib.sha256(b"99.1:0.457").hexdigest() == expected

@@ -15,8 +15,9 @@ import yaml
 import zmq
 import zmq.asyncio
 
-from bmlab import results
-from bmlab.tools import SlicedKernelClient, environment_yml, read_lock
+from benchmarks.recording import code_hash
+from tools.kernel_client import SlicedKernelClient
+from tools.lock import environment_yml, read_lock
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -122,7 +123,7 @@ def test_recorded_results_exist():
 def test_recorded_results_are_fresh(path):
     """A recorded result must have been made by the code as it is now (re-run `make figures`)."""
     record = json.loads(path.read_text())
-    assert results.code_hash(record["sources"]) == record["code_hash"], (
+    assert code_hash(record["sources"]) == record["code_hash"], (
         f"{path.name} was recorded with other code than {record['sources']}; "
         "re-run its script under benchmarks/ (make figures)"
     )

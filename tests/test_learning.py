@@ -12,8 +12,9 @@ A = np.array([[2.0, 0.5], [0.5, 1.0]])
 TARGET = {"W": np.array([1.0, -2.0]), "b": np.array([0.5])}
 
 
-def quadratic(params):
-    """Ascent direction of L = -1/2 (W - t)^T A (W - t) - 1/2 (b - t_b)^2 (an exact gradient)."""
+def quadratic(params, rng=None):
+    """Ascent direction of L = -1/2 (W - t)^T A (W - t) - 1/2 (b - t_b)^2 (an exact gradient:
+    ``rng`` is ignored)."""
     return {"W": -A @ (params["W"] - TARGET["W"]), "b": -(params["b"] - TARGET["b"])}
 
 
@@ -54,7 +55,7 @@ def test_weight_decay_shrinks_J_and_W_only():
     }
     res = train(
         p0,
-        lambda p: {k: np.zeros_like(v) for k, v in p.items()},
+        lambda p, rng: {k: np.zeros_like(v) for k, v in p.items()},
         n_steps=10,
         lr=0.1,
         weight_decay=0.5,
@@ -75,18 +76,29 @@ def test_weight_decay_shifts_the_optimum_and_is_in_the_recorded_norm():
     assert res.history.last("grad_norm") < 1e-10
 
 
-def test_the_rng_is_passed_only_to_sampled_gradients():
+def test_every_gradient_is_called_with_params_and_the_rng():
     calls = []
     rng = np.random.default_rng(0)
 
-    def sampled(params, generator):
+    def gradient(params, generator):
         calls.append(generator)
         return {k: np.zeros_like(v) for k, v in params.items()}
 
-    train(start(), sampled, n_steps=2, rng=rng)
+    train(start(), gradient, n_steps=2, rng=rng)
     assert calls == [rng, rng, rng]  # two updates and the final record
-    with pytest.raises(TypeError):
-        train(start(), sampled, n_steps=1)  # no rng: called as gradient(params)
+    calls.clear()
+    train(start(), gradient, n_steps=1)  # no rng: None is passed on, one way of calling
+    assert calls == [None, None]
+
+
+def test_a_parameter_exactly_at_max_abs_is_not_a_divergence():
+    def constant(params, rng):
+        return {"W": np.ones(1)}
+
+    res = train({"W": np.zeros(1)}, constant, n_steps=3, lr=1.0, max_abs=2.0, on_diverge="stop")
+    assert res.n_updates == 2 and res.params["W"][0] == 2.0 and res.stop_reason == "diverged"
+    res = train({"W": np.zeros(1)}, constant, n_steps=2, lr=1.0, max_abs=2.0)
+    assert not res.diverged and res.params["W"][0] == 2.0
 
 
 def test_history_records_chosen_steps_metrics_and_true_gradient_norms():
@@ -136,7 +148,7 @@ def test_divergence_raises_or_stops_with_the_last_good_params():
 def test_overflow_and_nan_are_caught_by_the_finite_check_without_warnings():
     """Tests run with warnings as errors: an overflowing gradient must not warn."""
 
-    def overflowing(params):
+    def overflowing(params, rng):
         return {k: np.exp(np.full(np.shape(v), 1000.0)) for k, v in params.items()}
 
     with pytest.raises(FloatingPointError, match="update 1"):
@@ -146,7 +158,7 @@ def test_overflow_and_nan_are_caught_by_the_finite_check_without_warnings():
     np.testing.assert_array_equal(res.params["W"], np.zeros(2))
     res = train(
         start(),
-        lambda p: {"W": np.array([np.nan, 0.0]), "b": np.zeros(1)},
+        lambda p, rng: {"W": np.array([np.nan, 0.0]), "b": np.zeros(1)},
         n_steps=3,
         on_diverge="stop",
     )

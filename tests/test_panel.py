@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-import bmlab
+from bmlab.panel import Panel, choice, slider
 
 matplotlib.use("Agg")
 
@@ -35,7 +35,7 @@ def make_panel(training=False):
         "slope": widgets.FloatSlider(value=1.0, min=-1.0, max=2.0),
         "label": widgets.Dropdown(options=["ok", "warn"], value="ok"),
     }
-    return bmlab.Panel(fig, controls, update, title="demo", training=training), line, calls
+    return Panel(fig, controls, update, title="demo", training=training), line, calls
 
 
 def test_set_updates_artists_in_place_and_reports_seconds():
@@ -79,31 +79,53 @@ def test_unknown_control_is_named():
         panel.set(speed=1)
 
 
-def test_training_progress_bar_follows_train_callback():
+def test_a_training_panel_trains_with_its_progress_bar():
     fig = plt.figure()
-    progress = bmlab.panel.TrainingProgress()
+    seen = []
+
+    def gradient(params, rng):
+        seen.append(panel.progress.value)  # the bar as the update starts
+        return {"w": np.ones(1)}
 
     def update(n):
-        progress.start(n)
-        seen = []
-        for t in range(1, n + 1):
-            progress.callback(t)
-            seen.append(progress.bar.value)
-        progress.finish()
-        return f"{seen[n // 2 - 1]}"
+        result = panel.train({"w": np.zeros(1)}, gradient, n_steps=n, lr=0.5)
+        return f"w = {result.params['w'][0]:g}"
 
-    panel = bmlab.Panel(
-        fig,
-        {"n": widgets.IntSlider(value=200, min=10, max=500)},
-        update,
-        training=True,
-        progress=progress,
-    )
-    assert panel.progress is progress.bar and progress.bar in panel.widget.children
+    controls = {"n": widgets.IntSlider(value=200, min=10, max=500)}
+    panel = Panel(fig, controls, update, training=True)
+    assert panel.result is None and panel.progress in panel.widget.children
     panel.set(n=200)
-    assert panel.last_status == "100"  # halfway through, the bar shows 100 of 200
-    assert progress.bar.value == progress.bar.max == 200
-    assert progress.bar.bar_style == "success"
+    assert panel.last_status == "w = 100" and panel.result.n_updates == 200
+    assert seen[101] == 100  # halfway through, the bar shows 100 of 200 (updates of 2 each)
+    assert panel.progress.value == panel.progress.max == 200
+    assert panel.progress.bar_style == "success"
+    assert make_panel()[0].progress is None
+
+
+def test_slider_and_choice_validate_the_builders_argument_and_label_in_full():
+    s = slider("n_sweeps", 400, 100, 10000, 100, description="sweeps")
+    assert isinstance(s, widgets.IntSlider) and (s.value, s.min, s.max, s.step) == (
+        400,
+        100,
+        10000,
+        100,
+    )
+    assert s.description == "sweeps" and s.style.description_width == "initial"
+    assert not s.continuous_update
+    f = slider("beta", 1.0, 0.0, 3.0)
+    assert isinstance(f, widgets.FloatSlider) and f.step == 0.05 and f.readout_format == ".2f"
+    log = slider("lr", 0.1, 0.01, 1.0, log=True)
+    assert isinstance(log, widgets.FloatLogSlider) and (log.min, log.max) == (-2.0, 0.0)
+    with pytest.raises(ValueError, match="n_sweeps must be between 100 and 10000"):
+        slider("n_sweeps", 50, 100, 10000)
+    with pytest.raises(TypeError, match="seed must be an integer"):
+        slider("seed", 1.5, 0, 9)
+    c = choice("start", "noise", ("data", "noise"))
+    assert isinstance(c, widgets.ToggleButtons) and c.value == "noise"
+    d = choice("estimator", "b", [("label a", "a"), ("label b", "b")], dropdown=True)
+    assert isinstance(d, widgets.Dropdown) and d.value == "b"
+    with pytest.raises(ValueError, match="start must be one of"):
+        choice("start", "middle", ("data", "noise"))
 
 
 def test_display_bundle_carries_widget_view_png_snapshot_and_stable_title():

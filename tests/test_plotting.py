@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -116,26 +115,3 @@ def test_save_figure_rejects_paths():
     with pytest.raises(ValueError, match="file stem"):
         bmlab.save_figure(fig, "../escape")
     plt.close(fig)
-
-
-def test_make_notebooks_asks_for_figures(monkeypatch, tmp_path):
-    """``python -m bmlab.tools execute`` (make notebooks / make figures) is what writes figures/."""
-    from bmlab import tools
-
-    monkeypatch.delenv("BMLAB_SAVE_FIGURES", raising=False)
-    calls = []
-    monkeypatch.setattr(tools.subprocess, "run", lambda cmd, **kw: calls.append(kw["env"]))
-    nb = tmp_path / "nb.ipynb"
-    solution = {
-        "cell_type": "code",
-        "metadata": {"tags": ["solution"]},
-        "source": "x",
-        "execution_count": 1,
-        "outputs": [{"output_type": "stream", "name": "stdout", "text": "the answer\n"}],
-    }
-    nb.write_text(
-        json.dumps({"cells": [solution], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
-    )
-    tools.execute([str(nb)])
-    assert calls[0]["BMLAB_SAVE_FIGURES"] == "1"
-    assert json.loads(nb.read_text())["cells"][0]["outputs"] == []  # solutions wait

@@ -52,15 +52,15 @@ LAYOUT = """panel => {
 
 
 def start_voila(base) -> bs.Server:
-    """Voila as ``make present`` runs it (``python -m bmlab.tools present``), on a copy of
-    ``dashboards/``; ready for requests."""
+    """Voila as ``make present`` runs it (``python -m tools present`` from the repository
+    root), on a copy of ``dashboards/``; ready for requests."""
     env = bs.isolated_env(base)
     root = bs.copy_tree(DASHBOARD_DIR, base / "root" / "dashboards")
     port = bs.free_port()
     server = bs.Server(
-        [sys.executable, "-m", "bmlab.tools", "present", f"--port={port}", str(root)],
+        [sys.executable, "-m", "tools", "present", f"--port={port}", str(root)],
         env=env,
-        cwd=root,
+        cwd=bs.ROOT,
         port=port,
         name="voila",
     )
@@ -222,4 +222,4 @@ def test_make_present_serves_dashboards():
     recipe = re.search(r"^present:.*\n((?:\t.*\n)+)", makefile, re.MULTILINE)
     assert recipe, "Makefile has no present target"
     # start_voila runs the same command, so what the tests check is what an instructor gets
-    assert "\t$(PY) -m bmlab.tools present --port=$(VOILA_PORT) dashboards\n" in recipe.group(1)
+    assert "\t$(PY) -m tools present --port=$(VOILA_PORT) dashboards\n" in recipe.group(1)

@@ -9,6 +9,7 @@ import pytest
 from scipy import stats
 from scipy.special import expit, logsumexp
 
+from bmlab.data import bars_and_stripes
 from bmlab.learning import train
 from bmlab.rbm import RBM, CDGradient, ExactRBMGradient, PCDGradient
 
@@ -210,8 +211,6 @@ def test_block_gibbs_one_step_distribution():
 
 
 def test_training_with_exact_gradient_and_cd_raises_likelihood():
-    from bmlab.data import bars_and_stripes
-
     V = bars_and_stripes(3)
     rng = np.random.default_rng(0)
     rbm = RBM.random(9, 6, rng=rng, data=V)
@@ -227,7 +226,7 @@ def test_training_with_exact_gradient_and_cd_raises_likelihood():
             est,
             n_steps=500,
             lr=0.5,
-            rng=None if isinstance(est, ExactRBMGradient) else rng,
+            rng=rng,
         )
         after = RBM.from_params(res.params).mean_log_likelihood(V)
         assert after > before + 0.3, (est, before, after)  # measured: +0.5 to +1.1
@@ -406,3 +405,29 @@ def test_pcd_chains_persist_and_restart_hidden_states():
     np.testing.assert_array_equal(pcd.v, np.ones((4, 3)))
     pcd({"W": np.full((3, 5), 20.0), "a": params["a"], "b": np.full(5, -50.0)}, rng)
     assert pcd.h.shape == (4, 5)
+
+
+def test_pcd_first_chains_start_at_every_data_row():
+    """The persistent chains start at data rows drawn uniformly from all m rows. With W = 40 I
+    and a = b = -20 one update keeps every chain where it is (each unit copies its partner
+    with probability 1 - 2e-9), so the chains after the first call are their starts:
+    chi-square against uniform over the 4 rows, and every row present."""
+    data = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 1], [1, 1, 1]], dtype=float)
+    pcd = PCDGradient(data, k=1, n_chains=4000)
+    copy = {"W": 40.0 * np.eye(3), "a": np.full(3, -20.0), "b": np.full(3, -20.0)}
+    pcd(copy, np.random.default_rng(21))
+    rows = (pcd.v.astype(float) @ [1, 2, 4]).astype(int)
+    counts = np.array([np.sum(rows == code) for code in (0, 1, 6, 7)])
+    assert counts.sum() == 4000 and np.all(counts > 0), counts
+    assert stats.chisquare(counts).pvalue > 1e-3, counts
+
+
+@pytest.mark.parametrize("make_gradient", [CDGradient, PCDGradient])
+def test_a_sampled_gradient_asks_for_an_rng_and_the_exact_one_ignores_it(make_gradient):
+    V = bars_and_stripes(3)
+    params = RBM.random(9, 4, rng=np.random.default_rng(0), data=V).params
+    with pytest.raises(TypeError, match="draws random numbers: pass rng="):
+        make_gradient(V, 1)(params, None)
+    exact = ExactRBMGradient(V)
+    g, again = exact(params), exact(params, np.random.default_rng(1))
+    assert all(np.array_equal(g[key], again[key]) for key in g)

@@ -1,6 +1,6 @@
 """Readable without a kernel: stored panel snapshots and the offline static site of ``make site``.
 
-The site is built once into a temporary folder with ``docs/build_site.py`` and opened from disk
+The site is built once into a temporary folder with ``python -m tools site`` and opened from disk
 (file://) in headless Chromium with every non-file request aborted: math must be typeset by the
 local MathJax, every image must load, and axe-core finds no critical or serious accessibility
 violation on any page (audited once MathJax has finished). Every link between pages (the
@@ -61,7 +61,8 @@ def test_every_stored_panel_output_has_a_png_snapshot_and_a_title(path):
 def site(tmp_path_factory):
     out = tmp_path_factory.mktemp("site")
     subprocess.run(
-        [sys.executable, str(bs.ROOT / "docs" / "build_site.py"), str(out)],
+        [sys.executable, "-m", "tools", "site", str(out)],
+        cwd=bs.ROOT,
         check=True,
         capture_output=True,
         timeout=300,

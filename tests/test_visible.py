@@ -3,10 +3,13 @@ moments (z-scores), the two traps, and the damped Newton fit (moment matching, E
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
 import bmlab
+from bmlab.data import letters_3x3, noisy_copies
 from bmlab.learning import train
 from bmlab.visible import visible_gradient, visible_log_likelihood, visible_newton_fit
 
@@ -57,8 +60,15 @@ def test_exact_gradient_is_the_derivative_of_the_exact_log_likelihood(setup):
     np.testing.assert_allclose(pack(g), fd, atol=1e-8)
     np.testing.assert_array_equal(g["J"], g["J"].T)
     assert np.all(np.diag(g["J"]) == 0)
-    with pytest.raises(TypeError):  # exact gradients draw nothing and take no rng
-        visible_gradient(S)(params, np.random.default_rng(0))
+    again = visible_gradient(S)(params, np.random.default_rng(0))  # exact: rng is ignored
+    assert all(np.array_equal(again[k], g[k]) for k in g)
+
+
+@pytest.mark.parametrize("method", ["glauber", "persistent"])
+def test_a_sampled_gradient_asks_for_an_rng(setup, method):
+    S, params = setup
+    with pytest.raises(TypeError, match="draws random numbers: pass rng="):
+        visible_gradient(S, method=method)(params, None)
 
 
 def test_log_likelihood_is_minus_mean_energy_minus_log_z(setup):
@@ -144,6 +154,17 @@ def test_newton_fit_of_nearly_deterministic_data_converges():
     assert np.all(np.isfinite(opt["J"]))
     C = bmlab.exact_moments(opt["J"], opt["theta"])[1]
     np.testing.assert_allclose(C, S.T @ S / len(S), atol=1e-8)
+
+
+def test_each_newton_step_moves_no_coordinate_by_more_than_one():
+    """The damping of ``visible_newton_fit``: on these noisy letters the full second Newton
+    step would move a coupling by about 1.5; the fits after 0, 1, 2, ... steps (``max_steps``)
+    differ by at most 1 in every coordinate, the first step by exactly 1 (the cap reached)."""
+    S = noisy_copies(letters_3x3("TL"), 5, 0.02, rng=np.random.default_rng(0))[:, :N]
+    fits = [pack(visible_newton_fit(S, max_steps=k)) for k in range(6)]
+    moves = [np.abs(b - a).max() for a, b in itertools.pairwise(fits)]
+    assert moves[0] == pytest.approx(1.0, abs=1e-12), moves
+    assert max(moves) <= 1.0 + 1e-12, moves
 
 
 def test_validation(setup):

@@ -1,7 +1,7 @@
 """Fuzz every live panel from Python: random settings within each control's range.
 
-For every builder in ``bmlab.widgets.ALL_PANELS``: about 200 settings for a panel that redraws
-on every slider move, a few for a training panel (they train for seconds; the controls that
+For every builder of the registry ``bmlab.widgets.PANELS``: about 200 settings for a panel that
+redraws on every slider move, a few for a training panel (they train for seconds; the controls that
 set a run's length, such as ``steps``, stay at their minimum), always including all controls
 at their minimum, all at their maximum, and each control alone at each extreme (beta at its
 maximum, couplings at their limits, k = 1 and its maximum). Those extreme settings are drawn
@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 from widget_settings import settings
 
-from bmlab.widgets import ALL_PANELS
+from bmlab.widgets import PANELS
 
 N_SETTINGS = 200
 N_TRAINING_SETTINGS = 4
@@ -32,17 +32,17 @@ DRAW_EVERY = 4  #: random settings: one in this many is drawn (without pixels)
 #: Training panels train briefly: controls that set a run's length stay at their minimum.
 RUN_LENGTH = re.compile(r"steps$|^epochs$|^n_updates$|^updates$|^n_sweeps$|^iterations$")
 NOT_FINITE = re.compile(r"\b(nan|inf)\b", re.IGNORECASE)
-PANELS = sorted(ALL_PANELS)
+BUILDERS = {name: build for panels in PANELS.values() for name, build in panels.items()}
 
 
 def _texts(fig) -> list[str]:
     return [t.get_text() for t in fig.findobj(matplotlib.text.Text) if t.get_text()]
 
 
-def test_registry_is_not_empty():
-    if not ALL_PANELS:
-        pytest.skip("no panel registered in bmlab.widgets.ALL_PANELS yet")
-    for name, builder in ALL_PANELS.items():
+def test_registry_lists_documented_builders_by_notebook():
+    assert list(PANELS) == sorted(PANELS) and all(re.fullmatch(r"\d\d", nb) for nb in PANELS)
+    assert len(BUILDERS) == sum(len(panels) for panels in PANELS.values()), "a name twice"
+    for name, builder in BUILDERS.items():
         assert callable(builder), name
         assert (builder.__doc__ or "").strip(), f"{name}: builder needs a docstring"
 
@@ -60,9 +60,9 @@ class _Drawing:
         return b""
 
 
-@pytest.mark.parametrize("name", PANELS)
+@pytest.mark.parametrize("name", sorted(BUILDERS))
 def test_panel_survives_random_settings(name, monkeypatch):
-    panel = ALL_PANELS[name]()
+    panel = BUILDERS[name]()
     n_extremes = 2 + 2 * len(panel.controls)  # settings() puts them first; drawn to PNG
     render = _Drawing(panel)
     assert panel.controls, f"{name}: a panel without controls"

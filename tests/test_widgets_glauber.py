@@ -8,16 +8,26 @@ import pytest
 from scipy import stats
 
 import bmlab
-from bmlab.widgets import ALL_PANELS
+from bmlab.panel import Panel
+from bmlab.widgets import PANELS
 from bmlab.widgets import glauber as wg
 
 NAMES = ["glauber_fig53", "glauber_two_basin", "glauber_tempering"]
 
 
+def test_registered_in_display_order():
+    assert list(PANELS["01"]) == NAMES
+    assert [PANELS["01"][n] for n in NAMES] == [
+        wg.fig53_panel,
+        wg.two_basin_panel,
+        wg.tempering_panel,
+    ]
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_registered_and_builds_with_defaults(name):
-    panel = ALL_PANELS[name]()
-    assert isinstance(panel, bmlab.Panel)
+    panel = PANELS["01"][name]()
+    assert isinstance(panel, Panel)
     status = panel.compute()
     assert panel.last_error is None, panel.last_error
     assert status and "nan" not in status.lower()
@@ -49,7 +59,7 @@ def _artist_data_finite(fig):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_fuzz_settings_never_error_nan_or_warn(name):
-    panel = ALL_PANELS[name]()
+    panel = PANELS["01"][name]()
     rng = np.random.default_rng(2024)
     n_trials = 30 if name == "glauber_fig53" else 16
     for trial in range(n_trials):

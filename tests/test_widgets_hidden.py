@@ -11,7 +11,7 @@ import pytest
 from bmlab.data import parity
 from bmlab.exact import empirical_distribution
 from bmlab.hidden import HiddenMachine
-from bmlab.widgets import ALL_PANELS
+from bmlab.widgets import PANELS
 from bmlab.widgets.hidden import DATASETS, hidden_training_panel
 
 NOT_FINITE = re.compile(r"\b(nan|inf)\b", re.IGNORECASE)
@@ -24,7 +24,7 @@ def _heights(panel, which):
 
 
 def test_registered_and_builds_without_arguments():
-    assert ALL_PANELS["hidden_training"] is hidden_training_panel
+    assert PANELS["04"] == {"hidden_training": hidden_training_panel}
     panel = hidden_training_panel()
     assert panel.training and set(panel.controls) == {
         "dataset",

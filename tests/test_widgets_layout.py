@@ -1,11 +1,11 @@
-"""Projector layout of every live panel: no two drawn texts overlap, none leaves the figure,
-and no legend covers data.
+"""Projector layout of every live panel: no two drawn texts overlap, none leaves the figure, and no
+legend covers data.
 
-Each panel in ``bmlab.widgets.ALL_PANELS`` is built in the projector style, updated once at its
-default settings (training panels: one Run with the run length at its minimum) and drawn on an
-Agg canvas. Every text that matplotlib actually draws (titles, axis and tick labels, legends,
-annotations, table cells) is recorded during the draw; their window extents must not overlap
-by more than ``TOL`` pixels and must lie inside the figure.
+Each panel of the registry ``bmlab.widgets.PANELS`` is built in the projector style, updated
+once at its default settings (training panels: one Run with the run length at its minimum) and
+drawn on an Agg canvas. Every text that matplotlib actually draws (titles, axis and tick labels,
+legends, annotations, table cells) is recorded during the draw; their window extents must not
+overlap by more than ``TOL`` pixels and must lie inside the figure.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from matplotlib.text import Text
 from widget_settings import control_value
 
 import bmlab
-from bmlab.widgets import ALL_PANELS
+from bmlab.widgets import PANELS
 
 matplotlib.use("Agg")
 
@@ -42,11 +42,12 @@ EXTRA = [
     ("z_ledger", {"J13": 0.5}),
     ("glauber_two_basin", {"beta": 3.0}),
 ]
+BUILDERS = {name: build for panels in PANELS.values() for name, build in panels.items()}
 #: Live panels are also drawn with every control at its minimum and at its maximum.
 CASES = (
-    [(name, {}) for name in ALL_PANELS]
+    [(name, {}) for name in BUILDERS]
     + EXTRA
-    + [(name, extreme) for name in ALL_PANELS for extreme in ("min", "max")]
+    + [(name, extreme) for name in BUILDERS for extreme in ("min", "max")]
 )
 
 
@@ -54,7 +55,7 @@ def _drawn_panel(name, values):
     """Build panel ``name`` in the projector style, set ``values``, draw; return
     (panel, renderer, drawn texts)."""
     bmlab.use_style("projector")
-    panel = ALL_PANELS[name]()
+    panel = BUILDERS[name]()
     if isinstance(values, str):  # an extreme: every control at its minimum or maximum
         if panel.training:
             pytest.skip("training panels are drawn at their defaults and the EXTRA settings")

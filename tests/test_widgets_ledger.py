@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import bmlab
-from bmlab.widgets import ALL_PANELS
+from bmlab.widgets import PANELS
 from bmlab.widgets.ledger import ledger_panel, wall_panel
 
 ORDER = ["−−−", "+−−", "−+−", "++−", "−−+", "+−+", "−++", "+++"]  # bmlab.all_states order
@@ -19,8 +19,8 @@ def _triangle(J12, J23, J13):
 
 
 def test_registered():
-    assert ALL_PANELS["z_ledger"] is ledger_panel
-    assert ALL_PANELS["z_wall"] is wall_panel
+    assert PANELS["02"] == {"z_ledger": ledger_panel, "z_wall": wall_panel}
+    assert list(PANELS["02"]) == ["z_ledger", "z_wall"]
 
 
 def test_ledger_panel_shows_the_lecture_numbers_in_all_states_order():

@@ -10,7 +10,7 @@ import pytest
 
 from bmlab.data import bars_and_stripes, max_log_likelihood
 from bmlab.rbm import RBM
-from bmlab.widgets import ALL_PANELS
+from bmlab.widgets import PANELS
 from bmlab.widgets.rbm import _tile, rbm_sampling_panel, rbm_training_panel
 
 pytestmark = pytest.mark.filterwarnings("error")
@@ -22,8 +22,8 @@ def _texts(fig):
 
 
 def test_registered_and_build_without_arguments():
-    assert ALL_PANELS["rbm_training"] is rbm_training_panel
-    assert ALL_PANELS["rbm_sampling"] is rbm_sampling_panel
+    assert PANELS["05"] == {"rbm_training": rbm_training_panel, "rbm_sampling": rbm_sampling_panel}
+    assert list(PANELS["05"]) == ["rbm_training", "rbm_sampling"]
     train_panel = rbm_training_panel()
     assert train_panel.training
     assert set(train_panel.controls) == {

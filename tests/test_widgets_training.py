@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bmlab.visible import visible_log_likelihood
-from bmlab.widgets import ALL_PANELS
+from bmlab.widgets import PANELS
 from bmlab.widgets.training import MAX_ABS_PARAM, default_data, training_panel
 
 matplotlib.use("Agg")
@@ -30,7 +30,7 @@ def _check_clean(panel):
 
 
 def test_registered_and_default_run_is_fast_and_reaches_the_maximum(panel):
-    assert ALL_PANELS["ml_training"] is training_panel
+    assert PANELS["03"] == {"ml_training": training_panel}
     assert panel.training and set(panel.controls) == {"lr", "n_steps", "estimator", "k"}
     panel.set()
     _check_clean(panel)

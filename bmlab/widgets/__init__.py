@@ -1,24 +1,39 @@
-"""Builders of the live panels, one module per notebook's family of panels.
+"""The live panels, one module of builders per notebook, listed in one registry.
 
-Each builder returns a :class:`bmlab.Panel`; display it by leaving it as the last expression
-of a cell. ``ALL_PANELS`` maps a panel name to its builder (used by the fuzz tests, the latency
-benchmark and the presentation dashboards).
+Each builder returns a :class:`bmlab.panel.Panel`; display it by leaving it as the last
+expression of a cell. ``PANELS`` maps a notebook's number to its panels, ``{name: builder}``
+in display order: the dashboards of ``make present``, the fuzz and layout tests and the
+latency benchmarks iterate it, so a panel listed here appears everywhere.
 """
 
-ALL_PANELS: dict = {}
+from __future__ import annotations
 
+from collections.abc import Callable
 
-def _layout_once(fig):
-    """Lay ``fig`` out with the constrained engine at its first draw, then keep that layout:
-    a live panel's slider redraws skip the layout pass (about a third of the render time)."""
-    fig.set_layout_engine("constrained", w_pad=0.1)  # slack for tick labels that change
-    fig.canvas.mpl_connect("draw_event", lambda _: fig.set_layout_engine("none"))
-    return fig
+from .glauber import fig53_panel, tempering_panel, two_basin_panel
+from .hidden import hidden_training_panel
+from .ledger import ledger_panel, wall_panel
+from .rbm import rbm_sampling_panel, rbm_training_panel
+from .training import training_panel
 
-
-# The submodules register their builders in ALL_PANELS on import, so they come last.
-from . import glauber  # noqa: E402, F401, I001  (notebook 01: figure 5.3 live, two basins)
-from . import ledger  # noqa: E402, F401  (notebook 02: z_ledger, z_wall)
-from . import training  # noqa: E402, F401  (notebook 03: ml_training)
-from . import hidden  # noqa: E402, F401  (notebook 04: hidden_training)
-from . import rbm  # noqa: E402, F401  (notebook 05: rbm_training, rbm_sampling)
+PANELS: dict[str, dict[str, Callable]] = {
+    "01": {
+        "glauber_fig53": fig53_panel,
+        "glauber_two_basin": two_basin_panel,
+        "glauber_tempering": tempering_panel,
+    },
+    "02": {
+        "z_ledger": ledger_panel,
+        "z_wall": wall_panel,
+    },
+    "03": {
+        "ml_training": training_panel,
+    },
+    "04": {
+        "hidden_training": hidden_training_panel,
+    },
+    "05": {
+        "rbm_training": rbm_training_panel,
+        "rbm_sampling": rbm_sampling_panel,
+    },
+}

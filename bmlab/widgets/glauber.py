@@ -14,24 +14,20 @@ from __future__ import annotations
 
 import bisect
 
-import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import EngFormatter, MaxNLocator
 
-from ..exact import all_states, boltzmann_probs, energy
-from ..glauber import glauber_run, glauber_transition_matrix, parallel_tempering
-from ..panel import Panel
-from ..plotting import EXTRA, GRAY, NAVY, ORANGE
-from . import ALL_PANELS, _layout_once
+from ..exact import _energy, _probs, all_states
+from ..glauber import _transition_matrix, glauber_run, parallel_tempering
+from ..panel import Panel, layout_once, set_heights, slider
+from ..plotting import EXTRA, GRAY, NAVY, ORANGE, state_labels
 
 #: Points drawn for a running average (log-spaced), whatever the chain length.
 _MAX_POINTS = 1500
-
-
-def state_labels(n: int) -> list[str]:
-    """Labels "+-+" ... of the 2**n states in :func:`bmlab.all_states` order (spin 1 first)."""
-    return ["".join("+" if x > 0 else "\u2212" for x in row) for row in all_states(n)]
+#: How the ferromagnet panels run their chains: sequential sweeps from random starts,
+#: the states recorded after every sweep.
+_SWEEPS = {"order": "sequential", "record_unit": "sweep", "init": "random"}
 
 
 def _triangle(J12: float, J23: float, J13: float) -> np.ndarray:
@@ -52,7 +48,8 @@ def _markov_path(T, n_steps: int, start: int, rng) -> np.ndarray:
     cum = np.cumsum(np.clip(T, 0.0, None), axis=1)
     cum[:, -1] = np.inf  # a uniform u < 1 always lands inside the row
     rows = cum.tolist()
-    out, s = [0] * n_steps, start
+    out = [0] * n_steps
+    s = start
     for t, u in enumerate(rng.random(n_steps).tolist()):
         s = out[t] = bisect.bisect_right(rows[s], u)
     return np.asarray(out, dtype=np.int64)
@@ -63,8 +60,22 @@ def _basin_switches(m) -> int:
     return sum(int(np.count_nonzero(np.diff(np.sign(c[c != 0])))) for c in m.T)
 
 
+def _ferromagnet(n: int) -> np.ndarray:
+    """Couplings J_ij = 1/n between all pairs of n spins (zero diagonal): two basins."""
+    return (np.ones((n, n)) - np.eye(n)) / n
+
+
+def _law_of_ups(J: np.ndarray, beta: float) -> np.ndarray:
+    """Exact law of the number of +1 spins (0..N) at ``beta`` and theta = 0, shape (N + 1,)."""
+    n = J.shape[0]
+    ups = (all_states(n) > 0).sum(axis=1)
+    return np.bincount(ups, weights=_probs(J, np.zeros(n), beta), minlength=n + 1)
+
+
 def _build_fig53(fancy: bool = False, logx: bool = False):
-    """Figure 5.3 layout: bars on the left, running average on the right.
+    """Figure 5.3 layout, bars on the left, running average on the right, and the function
+    ``draw(p_exact, freq, energies, sweeps, running, exact_pair)`` that moves its artists to
+    new data in place.
 
     ``fancy`` uses mathtext labels (static figure); the live panel keeps plain text and a
     linear time axis, which render several times faster.
@@ -107,39 +118,21 @@ def _build_fig53(fancy: bool = False, logx: bool = False):
     ax_run.set_ylabel(r"estimate of $\langle s_1 s_2\rangle$" if fancy else "estimate of <s1 s2>")
     ax_run.set_ylim(-1.05, 1.05)
     ax_run.legend(loc="lower right", fontsize="small")
-    art = {
-        "ax_bar": ax_bar,
-        "ax_run": ax_run,
-        "bars_exact": bars_exact,
-        "bars_chain": bars_chain,
-        "e_text": e_text,
-        "run_line": run_line,
-        "exact_line": exact_line,
-        "logx": logx,
-    }
-    return fig, art
 
+    def draw(p_exact, freq, energies, sweeps, running, exact_pair) -> None:
+        set_heights(bars_exact, p_exact)
+        set_heights(bars_chain, freq)
+        top = float(max(p_exact.max(), freq.max()))
+        for txt, xi, e, h in zip(e_text, x, energies, np.maximum(p_exact, freq), strict=True):
+            txt.set_text(f"{e:+.2g}".replace("-", "\u2212"))
+            txt.set_position((xi, h + 0.01 * top))
+        ax_bar.set_ylim(0.0, 1.32 * top + 1e-3)  # headroom for energies and legend
+        idx = _thin(len(running))
+        run_line.set_data(sweeps[idx], running[idx])
+        exact_line.set_ydata([exact_pair, exact_pair])
+        ax_run.set_xlim(*((sweeps[0], sweeps[-1] * 1.05) if logx else (0.0, sweeps[-1])))
 
-def _draw_fig53(art, p_exact, freq, energies, sweeps, running, exact_pair) -> None:
-    """Move the artists of :func:`_build_fig53` to new data (in place)."""
-    for bar, h in zip(art["bars_exact"], p_exact, strict=True):
-        bar.set_height(h)
-    for bar, h in zip(art["bars_chain"], freq, strict=True):
-        bar.set_height(h)
-    top = float(max(p_exact.max(), freq.max()))
-    for txt, xi, e, h in zip(
-        art["e_text"], range(8), energies, np.maximum(p_exact, freq), strict=True
-    ):
-        txt.set_text(f"{e:+.2g}".replace("-", "\u2212"))
-        txt.set_position((xi, h + 0.01 * top))
-    art["ax_bar"].set_ylim(0.0, 1.32 * top + 1e-3)  # headroom for energies and legend
-    idx = _thin(len(running))
-    art["run_line"].set_data(sweeps[idx], running[idx])
-    art["exact_line"].set_ydata([exact_pair, exact_pair])
-    if art["logx"]:
-        art["ax_run"].set_xlim(sweeps[0], sweeps[-1] * 1.05)
-    else:
-        art["ax_run"].set_xlim(0.0, sweeps[-1])
+    return fig, draw
 
 
 def figure_5_3(p_exact, freq, energies, sweeps, running, exact_pair, *, logx=True):
@@ -163,29 +156,9 @@ def figure_5_3(p_exact, freq, energies, sweeps, running, exact_pair, *, logx=Tru
     -------
     matplotlib.figure.Figure
     """
-    fig, art = _build_fig53(fancy=True, logx=logx)
-    _draw_fig53(
-        art,
-        np.asarray(p_exact, float),
-        np.asarray(freq, float),
-        np.asarray(energies, float),
-        np.asarray(sweeps, float),
-        np.asarray(running, float),
-        float(exact_pair),
-    )
+    fig, draw = _build_fig53(fancy=True, logx=logx)
+    draw(*(np.asarray(x, float) for x in (p_exact, freq, energies, sweeps, running)), exact_pair)
     return fig
-
-
-def _slider(value, lo, hi, step, desc):
-    return widgets.FloatSlider(
-        value=value,
-        min=lo,
-        max=hi,
-        step=step,
-        description=desc,
-        continuous_update=False,
-        readout_format=".2f",
-    )
 
 
 def fig53_panel(J12=0.5, J23=0.5, J13=-0.5, theta=0.0, beta=1.0, n_sweeps=4000, seed=0):
@@ -211,50 +184,67 @@ def fig53_panel(J12=0.5, J23=0.5, J13=-0.5, theta=0.0, beta=1.0, n_sweeps=4000, 
     Panel
     """
     controls = {
-        "J12": _slider(J12, -2.0, 2.0, 0.05, "J12"),
-        "J23": _slider(J23, -2.0, 2.0, 0.05, "J23"),
-        "J13": _slider(J13, -2.0, 2.0, 0.05, "J13"),
-        "theta": _slider(theta, -1.0, 1.0, 0.05, "\u03b8"),
-        "beta": _slider(beta, 0.0, 3.0, 0.05, "\u03b2"),
-        "n_sweeps": widgets.IntSlider(
-            value=n_sweeps,
-            min=100,
-            max=10000,
-            step=100,
-            description="sweeps",
-            continuous_update=False,
-        ),
-        "seed": widgets.IntSlider(
-            value=seed, min=0, max=99, description="seed", continuous_update=False
-        ),
+        "J12": slider("J12", J12, -2.0, 2.0),
+        "J23": slider("J23", J23, -2.0, 2.0),
+        "J13": slider("J13", J13, -2.0, 2.0),
+        "theta": slider("theta", theta, -1.0, 1.0, description="\u03b8"),
+        "beta": slider("beta", beta, 0.0, 3.0, description="\u03b2"),
+        "n_sweeps": slider("n_sweeps", n_sweeps, 100, 10000, 100, description="sweeps"),
+        "seed": slider("seed", seed, 0, 99),
     }
-    fig, art = _build_fig53()
+    fig, draw = _build_fig53()
     S = all_states(3).astype(float)
     pair = S[:, 0] * S[:, 1]
 
     def update(J12, J23, J13, theta, beta, n_sweeps, seed):
+        # the controls' values are valid by construction: the unchecked kernels are used
         J = _triangle(J12, J23, J13)
         th = np.full(3, float(theta))
-        p = boltzmann_probs(J, th, beta)
-        T = glauber_transition_matrix(J, th, beta)
-        rng = np.random.default_rng(seed)
-        path = _markov_path(T, 3 * int(n_sweeps), 7, rng)  # 7 = all +1
+        p = _probs(J, th, float(beta))
+        T = _transition_matrix(J, th, float(beta))
+        path = _markov_path(T, 3 * int(n_sweeps), 7, np.random.default_rng(seed))  # 7 = all +1
         freq = np.bincount(path, minlength=8) / path.size
         running = np.cumsum(pair[path]) / np.arange(1, path.size + 1)
         sweeps = np.arange(1, path.size + 1) / 3.0
         exact_pair = float(p @ pair)
-        _draw_fig53(art, p, freq, energy(S, J, th), sweeps, running, exact_pair)
+        draw(p, freq, _energy(S, J, th), sweeps, running, exact_pair)
         return (
             f"exact <s1 s2> = {exact_pair:.3f}; chain = {running[-1]:.3f} after "
             f"{int(n_sweeps)} sweeps; TV(exact, chain) = {0.5 * np.abs(p - freq).sum():.3f}"
         )
 
     return Panel(
-        _layout_once(fig),
+        layout_once(fig),
         controls,
         update,
         title="Figure 5.3 live: one Glauber chain vs the exact Boltzmann law",
     )
+
+
+def _two_basin_figure(n: int, n_chains: int, n_sweeps: int):
+    """Chains' m against time (left), the law of m as exact and chains' bars (right)."""
+    fig, (ax_t, ax_h) = plt.subplots(
+        1, 2, figsize=(9.0, 3.6), layout="constrained", gridspec_kw={"width_ratios": [1.5, 1.0]}
+    )
+    t = np.arange(1, n_sweeps + 1)
+    colors = [ORANGE, *EXTRA]  # chains: samples (orange, then the extra colours)
+    lines = [
+        ax_t.plot(t, np.zeros(n_sweeps), lw=1.0, color=colors[c % len(colors)])[0]
+        for c in range(n_chains)
+    ]
+    ax_t.axhline(0.0, color=GRAY, lw=0.8, ls=":")
+    ax_t.set(xlim=(0, n_sweeps), ylim=(-1.08, 1.08), xlabel="sweeps")
+    ax_t.set_ylabel(f"m of {n_chains} chains, N = {n}")
+    ax_t.xaxis.set_major_locator(MaxNLocator(4))
+    for axis in (ax_t.yaxis, ax_h.xaxis, ax_h.yaxis):
+        axis.set_major_locator(MaxNLocator(5))
+    levels = 2.0 * np.arange(n + 1) / n - 1.0  # magnetisation values
+    w = 0.9 / n
+    bars_exact = ax_h.bar(levels - w / 2, np.zeros(n + 1), width=w, color=NAVY, label="exact")
+    bars_chain = ax_h.bar(levels + w / 2, np.zeros(n + 1), width=w, color=ORANGE, label="chains")
+    ax_h.set(xlabel="magnetisation m", ylabel="probability")
+    fig.legend(loc="outside upper right", ncols=2, fontsize="small")
+    return fig, ax_h, lines, bars_exact, bars_chain
 
 
 def two_basin_panel(beta=1.0, seed=0, n=12, n_chains=4, n_sweeps=300):
@@ -278,97 +268,71 @@ def two_basin_panel(beta=1.0, seed=0, n=12, n_chains=4, n_sweeps=300):
     Panel
     """
     controls = {
-        "beta": _slider(beta, 0.1, 3.0, 0.05, "\u03b2"),
-        "seed": widgets.IntSlider(
-            value=seed, min=0, max=99, description="seed", continuous_update=False
-        ),
+        "beta": slider("beta", beta, 0.1, 3.0, description="\u03b2"),
+        "seed": slider("seed", seed, 0, 99),
     }
-    J = np.full((n, n), 1.0 / n)
-    np.fill_diagonal(J, 0.0)
-    S = all_states(n)
-    k_up = (S > 0).sum(axis=1)  # number of +1 spins of each state, 0..n
-    levels = 2.0 * np.arange(n + 1) / n - 1.0  # magnetisation values
-    fig, (ax_t, ax_h) = plt.subplots(
-        1, 2, figsize=(9.0, 3.6), layout="constrained", gridspec_kw={"width_ratios": [1.5, 1.0]}
-    )
-    t = np.arange(1, n_sweeps + 1)
-    colors = [ORANGE, *EXTRA]  # chains: samples (orange, then the extra colours)
-    lines = [
-        ax_t.plot(t, np.zeros(n_sweeps), lw=1.0, color=colors[c % len(colors)])[0]
-        for c in range(n_chains)
-    ]
-    ax_t.axhline(0.0, color=GRAY, lw=0.8, ls=":")
-    ax_t.set_ylim(-1.08, 1.08)
-    ax_t.set_xlim(0, n_sweeps)
-    ax_t.set_xlabel("sweeps")
-    ax_t.set_ylabel(f"m of {n_chains} chains, N = {n}")
-    ax_t.xaxis.set_major_locator(MaxNLocator(4))
-    ax_t.yaxis.set_major_locator(MaxNLocator(5))
-    ax_h.xaxis.set_major_locator(MaxNLocator(5))
-    ax_h.yaxis.set_major_locator(MaxNLocator(5))
-    w = 0.9 / n
-    bars_exact = ax_h.bar(levels - w / 2, np.zeros(n + 1), width=w, color=NAVY, label="exact")
-    bars_chain = ax_h.bar(levels + w / 2, np.zeros(n + 1), width=w, color=ORANGE, label="chains")
-    ax_h.set_xlabel("magnetisation m")
-    ax_h.set_ylabel("probability")
-    fig.legend(loc="outside upper right", ncols=2, fontsize="small")
+    J = _ferromagnet(n)
+    levels = 2.0 * np.arange(n + 1) / n - 1.0  # magnetisation of 0..n spins up
+    fig, ax_h, lines, bars_exact, bars_chain = _two_basin_figure(n, n_chains, n_sweeps)
 
     def update(beta, seed):
         rng = np.random.default_rng(seed)
-        run = glauber_run(
-            J,
-            beta=beta,
-            n_chains=n_chains,
-            n_sweeps=n_sweeps,
-            order="sequential",
-            record_unit="sweep",
-            init="random",
-            rng=rng,
-        )
+        run = glauber_run(J, beta=beta, n_chains=n_chains, n_sweeps=n_sweeps, rng=rng, **_SWEEPS)
         m = run.states.mean(axis=2, dtype=float)  # (n_sweeps, n_chains)
         for c, line in enumerate(lines):
             line.set_ydata(m[:, c])
-        p = boltzmann_probs(J, None, beta)
-        p_m = np.bincount(k_up, weights=p, minlength=n + 1)
+        p_m = _law_of_ups(J, float(beta))
         k_chain = np.rint((m + 1.0) * n / 2).astype(np.int64)
         h_m = np.bincount(k_chain.ravel(), minlength=n + 1) / k_chain.size
-        for bar, h in zip(bars_exact, p_m, strict=True):
-            bar.set_height(h)
-        for bar, h in zip(bars_chain, h_m, strict=True):
-            bar.set_height(h)
+        set_heights(bars_exact, p_m)
+        set_heights(bars_chain, h_m)
         ax_h.set_ylim(0.0, 1.15 * float(max(p_m.max(), h_m.max())) + 1e-3)
-        switches = _basin_switches(m)
         return (
             f"beta = {beta:.2f}: exact <m> = 0, <|m|> = {p_m @ np.abs(levels):.3f}; "
             f"chains' <m> = {m.mean():+.3f}, <|m|> = {np.abs(m).mean():.3f}; "
-            f"{switches} basin switches in {n_chains} x {n_sweeps} sweeps"
+            f"{_basin_switches(m)} basin switches in {n_chains} x {n_sweeps} sweeps"
         )
 
     return Panel(
-        _layout_once(fig), controls, update, title="Two basins: chains freeze as beta grows"
+        layout_once(fig), controls, update, title="Two basins: chains freeze as beta grows"
     )
 
 
 def tempering_panel(n_temps=12, seed=0, n=12, beta=3.0, n_sweeps=200):
-    """Parallel tempering live on the ferromagnet J_ij = 1/n at ``beta`` (notebook 01, 7c).
+    """Parallel tempering live on the ferromagnet J_ij = 1/n (notebook 01, Section 7c).
 
-    One chain of each sampler from a random start: the exact law of m beside the visits of a
-    plain Glauber chain and of the coldest replica of ``n_temps`` temperatures (geometric
-    from beta = 0.5 to ``beta``; 1 = plain Glauber). Sliders: n_temps in [1, 16], seed in
-    [0, 99]; ``n``, ``beta`` and ``n_sweeps`` are fixed. Returns a :class:`Panel`.
+    One chain of each sampler from a random start, ``n_sweeps`` sweeps: the exact law of the
+    magnetisation m at ``beta`` beside the visits of a plain Glauber chain and those of the
+    replica at ``beta`` of parallel tempering (:func:`bmlab.parallel_tempering`) with
+    ``n_temps`` temperatures, geometric from beta = 0.5 to ``beta``. The status line gives
+    both total-variation distances to the exact law.
+
+    Parameters
+    ----------
+    n_temps : int in [1, 16]
+        Number of temperatures (slider); 1 is plain Glauber.
+    seed : int in [0, 99]
+        Seed of both chains (slider).
+    n : int
+        Number of spins (fixed).
+    beta : float
+        The target inverse temperature (fixed).
+    n_sweeps : int
+        Sweeps of each chain (fixed).
+
+    Returns
+    -------
+    Panel
     """
     controls = {
-        "n_temps": widgets.IntSlider(
-            value=n_temps, min=1, max=16, description="temperatures", continuous_update=False
-        ),
-        "seed": widgets.IntSlider(
-            value=seed, min=0, max=99, description="seed", continuous_update=False
-        ),
+        "n_temps": slider("n_temps", n_temps, 1, 16, description="temperatures"),
+        "seed": slider("seed", seed, 0, 99),
     }
-    J = (np.ones((n, n)) - np.eye(n)) / n
-    p_m = np.bincount((all_states(n) > 0).sum(axis=1), weights=boltzmann_probs(J, None, beta))
+    J = _ferromagnet(n)
+    p_m = _law_of_ups(J, beta)
     fig, ax = plt.subplots(figsize=(7.0, 3.4))
-    m, w = 2.0 * np.arange(n + 1) / n - 1.0, 0.6 / n
+    m = 2.0 * np.arange(n + 1) / n - 1.0
+    w = 0.6 / n
     ax.bar(m - w, p_m, w, color=NAVY, label="exact")
     bars = [
         ax.bar(m + d, np.zeros(n + 1), w, color=c, label=lab)
@@ -380,27 +344,16 @@ def tempering_panel(n_temps=12, seed=0, n=12, beta=3.0, n_sweeps=200):
 
     def update(n_temps, seed):
         rng = np.random.default_rng(seed)
-        plain = glauber_run(
-            J,
-            beta=beta,
-            n_sweeps=n_sweeps,
-            order="sequential",
-            record_unit="sweep",
-            init="random",
-            rng=rng,
-        )
-        pt = (
-            plain
-            if n_temps == 1
-            else parallel_tempering(
-                J, betas=np.geomspace(0.5, beta, n_temps), n_sweeps=n_sweeps, rng=rng
-            )
-        )
+        plain = glauber_run(J, beta=beta, n_sweeps=n_sweeps, rng=rng, **_SWEEPS)
+        if n_temps > 1:
+            betas = np.geomspace(0.5, beta, n_temps)
+            tempered = parallel_tempering(J, betas=betas, n_sweeps=n_sweeps, rng=rng)
+        else:
+            tempered = plain
         tv = []
-        for bar_set, run in zip(bars, (plain, pt), strict=True):
+        for bar_set, run in zip(bars, (plain, tempered), strict=True):
             h = np.bincount((run.states[:, 0] > 0).sum(axis=1), minlength=n + 1) / n_sweeps
-            for bar, y in zip(bar_set, h, strict=True):
-                bar.set_height(y)
+            set_heights(bar_set, h)
             tv.append(0.5 * np.abs(h - p_m).sum())
         return (
             f"TV to the exact law of m after {n_sweeps} sweeps: plain Glauber {tv[0]:.2f}, "
@@ -410,8 +363,3 @@ def tempering_panel(n_temps=12, seed=0, n=12, beta=3.0, n_sweeps=200):
     return Panel(
         fig, controls, update, title="Parallel tempering: the coldest replica visits both basins"
     )
-
-
-ALL_PANELS["glauber_fig53"] = fig53_panel
-ALL_PANELS["glauber_two_basin"] = two_basin_panel
-ALL_PANELS["glauber_tempering"] = tempering_panel

@@ -9,17 +9,14 @@ from __future__ import annotations
 
 import time
 
-import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
 
 from .. import data as D
-from ..exact import all_states, empirical_distribution
+from ..exact import empirical_distribution
 from ..hidden import HiddenMachine
-from ..learning import train
-from ..panel import Panel, TrainingProgress
-from ..plotting import GRAY, NAVY
-from . import ALL_PANELS
+from ..panel import Panel, choice, reference_line, slider
+from ..plotting import GRAY, NAVY, state_labels
 
 #: Data sets offered by the panel: label -> (builder, number of bits).
 DATASETS = {
@@ -31,40 +28,6 @@ DATASETS = {
 MACHINES = ("general", "restricted")
 MAX_HIDDEN = 4
 _SLOTS = 2 ** max(n for _, n in DATASETS.values())
-
-
-def _controls(dataset, machine, n_hidden, steps, seed) -> dict:
-    """Validate the builder's arguments and make its controls."""
-    if dataset not in DATASETS or machine not in MACHINES:
-        raise ValueError(
-            f"dataset must be one of {sorted(DATASETS)} and machine one of "
-            f"{MACHINES}; got {dataset!r}, {machine!r}"
-        )
-    for name, value, lo, hi in (
-        ("n_hidden", n_hidden, 0, MAX_HIDDEN),
-        ("steps", steps, 100, 4000),
-        ("seed", seed, 0, 9),
-    ):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-        if not lo <= value <= hi:
-            raise ValueError(f"{name} must be between {lo} and {hi}, got {value}")
-    wide = {"style": {"description_width": "initial"}}
-    return {
-        "dataset": widgets.Dropdown(
-            options=list(DATASETS), value=dataset, description="data", **wide
-        ),
-        "machine": widgets.ToggleButtons(
-            options=MACHINES, value=machine, description="machine", **wide
-        ),
-        "n_hidden": widgets.IntSlider(
-            value=n_hidden, min=0, max=MAX_HIDDEN, description="hidden units", **wide
-        ),
-        "steps": widgets.IntSlider(
-            value=steps, min=100, max=4000, step=100, description="steps", **wide
-        ),
-        "seed": widgets.IntSlider(value=seed, min=0, max=9, description="seed", **wide),
-    }
 
 
 def _figure():
@@ -79,20 +42,28 @@ def _figure():
     fig.legend(loc="outside upper left", ncols=2, fontsize="small")
     title_p = ax_p.set_title("", fontsize="medium")
     (kl_line,) = ax_kl.plot([], [], color=NAVY)  # the model's exact KL; gray: reference
-    floor = ax_kl.axhline(np.log(2.0), color=GRAY, ls="--", lw=1)
-    floor_text = ax_kl.text(
-        0.98,
-        np.log(2.0),
-        "log 2",
-        color=GRAY,
-        fontsize="small",
-        ha="right",
-        va="bottom",
-        transform=ax_kl.get_yaxis_transform(),
-    )
+    floor = reference_line(ax_kl, np.log(2.0), "log 2")
     ax_kl.set(yscale="log", xlabel="step")
     ax_kl.set_title("KL, nats", fontsize="medium")
-    return fig, ax_p, ax_kl, data_bars, model_bars, title_p, kl_line, (floor, floor_text)
+    return fig, ax_p, ax_kl, data_bars, model_bars, title_p, kl_line, floor
+
+
+def _draw_p(ax_p, bars, p_data, p_model, nv: int) -> None:
+    """Data and model p(v) of the 2**nv states on the first bars; the rest hidden."""
+    data_bars, model_bars = bars
+    for i in range(_SLOTS):
+        on = i < 2**nv
+        data_bars[i].set(height=p_data[i] if on else 0.0, visible=on)
+        model_bars[i].set(height=p_model[i] if on else 0.0, visible=on)
+    ax_p.set_xticks(
+        np.arange(2**nv),
+        state_labels(nv),
+        fontfamily="monospace",
+        fontsize="x-small" if nv > 3 else "medium",
+        rotation=90 if nv > 3 else 0,
+    )
+    ax_p.set_xlim(-0.7, 2**nv - 0.3)
+    ax_p.set_ylim(0, min(1.0, 1.15 * max(p_data.max(), p_model.max()) + 0.02))
 
 
 def hidden_training_panel(
@@ -120,11 +91,16 @@ def hidden_training_panel(
     -------
     Panel
         Training panel (Run button), controls ``dataset, machine, n_hidden, steps, seed``;
-        ``panel.result`` is the last :class:`bmlab.TrainResult`.
+        ``panel.result`` is the last :class:`bmlab.learning.TrainResult`.
     """
-    controls = _controls(dataset, machine, n_hidden, steps, seed)
+    controls = {
+        "dataset": choice("dataset", dataset, list(DATASETS), description="data", dropdown=True),
+        "machine": choice("machine", machine, MACHINES),
+        "n_hidden": slider("n_hidden", n_hidden, 0, MAX_HIDDEN, description="hidden units"),
+        "steps": slider("steps", steps, 100, 4000, 100),
+        "seed": slider("seed", seed, 0, 9),
+    }
     fig, ax_p, ax_kl, data_bars, model_bars, title_p, kl_line, floor = _figure()
-    progress = TrainingProgress()
 
     def update(dataset, machine, n_hidden, steps, seed):
         builder, nv = DATASETS[dataset]
@@ -132,35 +108,18 @@ def hidden_training_panel(
         m = HiddenMachine(nv, n_hidden, restricted=(machine == "restricted"))
         kl = m.metrics(V)["kl"]
         start = time.perf_counter()
-        progress.start(steps)
-        rng = np.random.default_rng(seed)
-        result = train(
-            m.init_params(rng=rng),
+        result = panel.train(
+            m.init_params(rng=np.random.default_rng(seed)),
             m.gradient(V),
             n_steps=steps,
             lr=0.1,
             momentum=0.9,
             metrics={"kl": kl},
             record_every=max(1, steps // 60),
-            callback=progress.callback,
         )
-        progress.finish()
         seconds = time.perf_counter() - start
-        p_data, p_model = empirical_distribution(V), m.prob_visible(result.params)
-        for i in range(_SLOTS):
-            on = i < 2**nv
-            data_bars[i].set(height=p_data[i] if on else 0.0, visible=on)
-            model_bars[i].set(height=p_model[i] if on else 0.0, visible=on)
-        labels = ["".join("+" if s > 0 else "−" for s in row) for row in all_states(nv)]
-        ax_p.set_xticks(
-            np.arange(2**nv),
-            labels,
-            fontfamily="monospace",
-            fontsize="x-small" if nv > 3 else "medium",
-            rotation=90 if nv > 3 else 0,
-        )
-        ax_p.set_xlim(-0.7, 2**nv - 0.3)
-        ax_p.set_ylim(0, min(1.0, 1.15 * max(p_data.max(), p_model.max()) + 0.02))
+        p_model = m.prob_visible(result.params)
+        _draw_p(ax_p, (data_bars, model_bars), empirical_distribution(V), p_model, nv)
         title_p.set_text(f"{machine}, {n_hidden} hidden: p(v)")
         kls = np.maximum(result.history["kl"], 1e-6)
         kl_line.set_data(result.history["step"], kls)
@@ -168,7 +127,6 @@ def hidden_training_panel(
         ax_kl.set_ylim(min(1e-3, 0.5 * float(kls.min())), 2.0)
         for artist in floor:
             artist.set_visible(dataset.startswith("parity"))
-        panel.result = result
         final = kl(result.params)
         verdict = "fits the data (KL < 0.01)" if final < 0.01 else "no fit (KL >= 0.01)"
         if dataset.startswith("parity") and n_hidden == 0:
@@ -183,11 +141,6 @@ def hidden_training_panel(
         controls,
         update,
         training=True,
-        progress=progress,
         title="Training with hidden units, exactly (Section 5.6, Figure 5.4)",
     )
-    panel.result = None
     return panel
-
-
-ALL_PANELS["hidden_training"] = hidden_training_panel

@@ -11,13 +11,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from .._checks import check_finite, check_n_states, check_theta
-from ..exact import all_states, energy
-from ..panel import Panel
-from ..plotting import EXTRA, GRAY, NAVY, ORANGE
+from ..exact import _energy, all_states
+from ..panel import Panel, layout_once, set_heights, slider
+from ..plotting import EXTRA, GRAY, NAVY, ORANGE, state_labels
 from ..results import load_results
-from . import ALL_PANELS, _layout_once
 
-_AGE_OF_UNIVERSE_S, _ATOMS_IN_UNIVERSE = 13.8e9 * 365.25 * 86400, 1e80  # Planck 2018; ~1e80
+_AGE_OF_UNIVERSE_S = 13.8e9 * 365.25 * 86400  # Planck 2018
+_ATOMS_IN_UNIVERSE = 1e80  # order of magnitude
 _UNITS = [
     (_AGE_OF_UNIVERSE_S, "ages of the universe"),
     (365.25 * 86400, "years"),
@@ -27,32 +27,20 @@ _UNITS = [
     (1, "s"),
     (1e-3, "ms"),
 ]
+#: The ledger's sliders redraw while dragged (an update takes a few ms) and sit in rows.
+_LIVE = {"continuous_update": True, "layout": {"width": "230px"}}
 
 
-def _slider(description, value, lo, hi):
-    return widgets.FloatSlider(
-        value=value,
-        min=lo,
-        max=hi,
-        step=0.05,
-        description=description,
-        readout_format=".2f",
-        style={"description_width": "initial"},
-        layout=widgets.Layout(width="230px"),
-    )
-
-
-def _ledger_html(S, E, w, pw) -> str:
+def _ledger_html(labels, E, w, pw) -> str:
     """The ledger as an HTML table: one row per state, column sums; ground rows shaded."""
     td = '<td style="padding:1px 10px;text-align:right;font-family:monospace{}">{}</td>'
     ground = np.isclose(E, E.min(), rtol=0, atol=1e-9)
     rows = ["<tr><th>s₁ s₂ s₃</th><th>E(s)</th><th>e<sup>−E</sup></th><th>s₁s₂ e<sup>−E</sup>"]
-    for s, e, x, y, g in zip(S, E, w, pw, ground, strict=True):
-        spins = " ".join("+" if v > 0 else "−" for v in s)
+    for label, e, x, y, g in zip(labels, E, w, pw, ground, strict=True):
         shade = ' style="background:#e8edf6"' if g else ""
         color = ";color:" + ORANGE if y < 0 else ""
         rows.append(
-            f"<tr{shade}>{td.format('', spins)}{td.format('', f'{e:+.3f}')}"
+            f"<tr{shade}>{td.format('', ' '.join(label))}{td.format('', f'{e:+.3f}')}"
             f"{td.format('', f'{x:.3f}')}{td.format(color, f'{y:+.3f}')}</tr>"
         )
     rows.append(
@@ -60,6 +48,37 @@ def _ledger_html(S, E, w, pw) -> str:
         f"{td.format('', f'{pw.sum():+.3f}')}</tr>"
     )
     return '<table style="border-collapse:collapse">' + "".join(rows) + "</table>"
+
+
+def _ledger_figure(s1s2):
+    """p(s) per state (bars coloured by s1 s2) and the model and data <s1 s2> (bars)."""
+    fig, (ax_p, ax_m) = plt.subplots(
+        1, 2, figsize=(9.0, 3.0), layout="constrained", gridspec_kw={"width_ratios": [1.8, 1]}
+    )
+    bars = ax_p.bar(range(8), np.full(8, 1 / 8), color=[NAVY if v > 0 else ORANGE for v in s1s2])
+    ax_p.set_xticks(range(8), state_labels(3), fontfamily="monospace")
+    ax_p.set_ylabel("p(s) = e$^{-E}$/Z")
+    ax_p.set_xlabel("navy: s₁s₂ = +1, orange: s₁s₂ = −1", fontsize="medium")
+    flag = ax_p.text(  # in the title's place, off the bars
+        0.5, 1.04, "", transform=ax_p.transAxes, ha="center", va="bottom", fontweight="bold"
+    )
+    moments = ax_m.barh([1, 0], [0.0, 0.0], color=[NAVY, GRAY], height=0.6)
+    ax_m.set_yticks([1, 0], ["model", "data"])
+    ax_m.set(xlim=(-1, 1), ylim=(-1.3, 1.6))
+    ax_m.set_title("⟨s₁s₂⟩", fontsize="medium")
+    ax_m.axvline(0, color="k", lw=0.6)
+    grad_text = ax_m.set_xlabel("", fontsize="medium")
+    return fig, ax_p, bars, flag, moments, grad_text
+
+
+def _frustration(J12, J23, J13) -> tuple[str, str]:
+    """The flag of the triangle's loop J12 J23 J13 and its colour."""
+    loop = J12 * J23 * J13
+    if loop == 0:
+        return "no closed loop (a coupling is 0)", GRAY
+    if loop < 0:
+        return f"FRUSTRATED: J₁₂J₂₃J₁₃ = {loop:.3g} < 0", EXTRA[1]
+    return f"unfrustrated: J₁₂J₂₃J₁₃ = {loop:.3g} > 0", EXTRA[0]
 
 
 def ledger_panel(J12=0.5, J23=0.5, J13=-0.5, theta=(0.0, 0.0, 0.0), data_moment=0.5) -> Panel:
@@ -79,66 +98,36 @@ def ledger_panel(J12=0.5, J23=0.5, J13=-0.5, theta=(0.0, 0.0, 0.0), data_moment=
     """
     theta = check_theta(theta, 3)
     controls = {
-        "J12": _slider("J₁₂", J12, -2, 2),
-        "J23": _slider("J₂₃", J23, -2, 2),
-        "J13": _slider("J₁₃", J13, -2, 2),
-        "theta1": _slider("θ₁", theta[0], -1, 1),
-        "theta2": _slider("θ₂", theta[1], -1, 1),
-        "theta3": _slider("θ₃", theta[2], -1, 1),
-        "data": _slider("⟨s₁s₂⟩ data", data_moment, -0.95, 0.95),
+        "J12": slider("J12", J12, -2.0, 2.0, description="J₁₂", **_LIVE),
+        "J23": slider("J23", J23, -2.0, 2.0, description="J₂₃", **_LIVE),
+        "J13": slider("J13", J13, -2.0, 2.0, description="J₁₃", **_LIVE),
+        "theta1": slider("theta[0]", theta[0], -1.0, 1.0, description="θ₁", **_LIVE),
+        "theta2": slider("theta[1]", theta[1], -1.0, 1.0, description="θ₂", **_LIVE),
+        "theta3": slider("theta[2]", theta[2], -1.0, 1.0, description="θ₃", **_LIVE),
+        "data": slider("data_moment", data_moment, -0.95, 0.95, description="⟨s₁s₂⟩ data", **_LIVE),
     }
     S = all_states(3).astype(float)
+    labels = state_labels(3)
     s1s2 = S[:, 0] * S[:, 1]
     bonds = np.stack([s1s2, S[:, 1] * S[:, 2], S[:, 0] * S[:, 2]], axis=1)  # pairs 12, 23, 13
-
-    fig, (ax_p, ax_m) = plt.subplots(
-        1, 2, figsize=(9.0, 3.0), layout="constrained", gridspec_kw={"width_ratios": [1.8, 1]}
-    )
-    bars = ax_p.bar(range(8), np.full(8, 1 / 8), color=[NAVY if v > 0 else ORANGE for v in s1s2])
-    ax_p.set_xticks(
-        range(8), ["".join("+" if v > 0 else "−" for v in s) for s in S], fontfamily="monospace"
-    )
-    ax_p.set_ylabel("p(s) = e$^{-E}$/Z")
-    ax_p.set_xlabel("navy: s₁s₂ = +1, orange: s₁s₂ = −1", fontsize="medium")
-    flag = ax_p.text(
-        0.5,
-        1.04,
-        "",
-        transform=ax_p.transAxes,
-        ha="center",
-        va="bottom",
-        fontsize="medium",
-        fontweight="bold",
-    )  # in the title's place, off the bars
-    hb = ax_m.barh([1, 0], [0.0, 0.0], color=[NAVY, GRAY], height=0.6)
-    ax_m.set_yticks([1, 0], ["model", "data"])
-    ax_m.set(xlim=(-1, 1), ylim=(-1.3, 1.6))
-    ax_m.set_title("⟨s₁s₂⟩", fontsize="medium")
-    ax_m.axvline(0, color="k", lw=0.6)
-    grad_text = ax_m.set_xlabel("", fontsize="medium")
+    fig, ax_p, bars, flag, moments, grad_text = _ledger_figure(s1s2)
     table = widgets.HTML()
 
     def update(J12, J23, J13, theta1, theta2, theta3, data):
         J = np.array([[0.0, J12, J13], [J12, 0.0, J23], [J13, J23, 0.0]])
-        E = energy(S, J, [theta1, theta2, theta3])  # Eq. 5.1 for all 8 states
+        E = _energy(S, J, np.array([theta1, theta2, theta3], dtype=float))  # Eq. 5.1
         w = np.exp(-E)
-        p, m = w / w.sum(), float(s1s2 @ w / w.sum())  # Eq. 5.3 and Eq. 5.5
-        for bar, h in zip(bars, p, strict=True):
-            bar.set_height(h)
+        p = w / w.sum()  # Eq. 5.3
+        m = float(s1s2 @ w / w.sum())  # Eq. 5.5
+        set_heights(bars, p)
         ax_p.set_ylim(0, max(0.3, 1.1 * float(p.max())))
         grad = float(data) - m
-        hb[0].set_width(m)
-        hb[1].set_width(float(data))
+        moments[0].set_width(m)
+        moments[1].set_width(float(data))
         grad_text.set_text(f"∂L/∂J₁₂ = data − model\n= {grad:+.3f}")
-        loop = J12 * J23 * J13
-        kind = ("FRUSTRATED", EXTRA[1]) if loop < 0 else ("unfrustrated", EXTRA[0])
-        flag.set_text(
-            "no closed loop (a coupling is 0)"
-            if loop == 0
-            else f"{kind[0]}: J₁₂J₂₃J₁₃ = {loop:.3g} {'<' if loop < 0 else '>'} 0"
-        )
-        flag.set_color(GRAY if loop == 0 else kind[1])
-        table.value = _ledger_html(S, E, w, s1s2 * w)
+        text, color = _frustration(J12, J23, J13)
+        flag.set(text=text, color=color)
+        table.value = _ledger_html(labels, E, w, s1s2 * w)
         n_sat = int(np.all(bonds * np.array([J12, J23, J13]) >= 0, axis=1).sum())
         ground = np.isclose(E, E.min(), rtol=0, atol=1e-9)
         sat = f"{n_sat} state(s) satisfy all bonds" if n_sat else "no state satisfies all 3 bonds"
@@ -149,7 +138,7 @@ def ledger_panel(J12=0.5, J23=0.5, J13=-0.5, theta=(0.0, 0.0, 0.0), data_moment=
         )
 
     panel = Panel(
-        _layout_once(fig), controls, update, title="The Z ledger, live (Section 5.7, Eq. 5.4-5.5)"
+        layout_once(fig), controls, update, title="The Z ledger, live (Section 5.7, Eq. 5.4-5.5)"
     )
     panel.table = table
     children = list(panel.widget.children)
@@ -173,6 +162,17 @@ def _time(seconds: float) -> str:
     return f"{value:.3g} {unit}" if value < 1000 else f"{_count(round(value))} {unit}"
 
 
+def _wall_time(N: int, measured: dict, source: str) -> tuple[str, str]:
+    """The time of exact log Z at N and how it is known: measured, or 2^N times the time at
+    the largest measured N (enumeration costs ∝ 2^N; nothing is fitted)."""
+    n_top = max(measured)
+    if N in measured:
+        return _time(measured[N]), f"measured, {source}"
+    if N > n_top:
+        return _time(measured[n_top] * 2.0 ** (N - n_top)), f"2^N from N = {n_top}"
+    return f"under {_time(measured[min(measured)])}", "not measured"
+
+
 def wall_panel(N=30, timings=None) -> Panel:
     """The Z wall of Figure 5.5 with an N slider.
 
@@ -193,26 +193,25 @@ def wall_panel(N=30, timings=None) -> Panel:
     N = check_n_states(N, 600, name="N")
     if timings is None:
         rec = load_results("log_partition_timings")
-        ns, secs = rec["data"]["bmlab"]["N"], rec["data"]["bmlab"]["seconds"]
+        ns = rec["data"]["bmlab"]["N"]
+        secs = rec["data"]["bmlab"]["seconds"]
         source = f"recorded {rec['recorded']}"
     else:
         ns, secs = (check_finite(t, "timings").ravel() for t in timings)
         source = "given"
     measured = {int(n): float(t) for n, t in zip(ns, secs, strict=True)}
-    n_top = max(measured)
-
     controls = {
-        "N": widgets.IntSlider(
-            value=N, min=1, max=600, description="N", layout=widgets.Layout(width="500px")
-        )
+        "N": slider("N", N, 1, 600, continuous_update=True, layout={"width": "500px"}),
     }
     fig, ax = plt.subplots(figsize=(7.0, 3.0), layout="constrained")
     ax.plot(np.arange(1, 601), np.arange(1, 601) * math.log10(2), color=NAVY)
     ax.axvspan(0, 30, color=NAVY, alpha=0.08)
-    for value, name in [
-        (_AGE_OF_UNIVERSE_S, "seconds since the Big Bang"),
+    refs = [  # what 2**N terms are compared with, largest first; the first two are drawn
         (_ATOMS_IN_UNIVERSE, "atoms in the observable universe"),
-    ]:
+        (_AGE_OF_UNIVERSE_S, "seconds since the Big Bang"),
+        (86400, "seconds in a day"),
+    ]
+    for value, name in refs[:2]:
         ax.axhline(math.log10(value), color=GRAY, ls="--", lw=1)
         ax.text(600, math.log10(value) + 3, name, color=GRAY, fontsize="small", ha="right")
     (dot,) = ax.plot([N], [N * math.log10(2)], "o", color=ORANGE, ms=8)
@@ -223,18 +222,8 @@ def wall_panel(N=30, timings=None) -> Panel:
 
     def update(N):
         dot.set_data([N], [N * math.log10(2)])
-        if N in measured:
-            when, how = _time(measured[N]), f"measured, {source}"
-        elif N > n_top:
-            when, how = _time(measured[n_top] * 2.0 ** (N - n_top)), f"2^N from N = {n_top}"
-        else:
-            when, how = f"under {_time(measured[min(measured)])}", "not measured"
+        when, how = _wall_time(N, measured, source)
         terms = _count(2**N)
-        refs = [
-            (_ATOMS_IN_UNIVERSE, "atoms in the observable universe"),
-            (_AGE_OF_UNIVERSE_S, "seconds since the Big Bang"),
-            (86400, "seconds in a day"),
-        ]
         than = next(
             (f"more terms than {name}" for v, name in refs if 2**N > v),
             "fewer terms than seconds in a day",
@@ -242,8 +231,4 @@ def wall_panel(N=30, timings=None) -> Panel:
         label.set_text(f"N = {N}: {terms} terms\nexact log Z: {when}\n({how})")
         return f"N = {N}: 2^N = {terms} terms; {than}; exact log Z on this machine: {when} ({how})"
 
-    return Panel(_layout_once(fig), controls, update, title="The Z wall (Figure 5.5): drag N")
-
-
-ALL_PANELS["z_ledger"] = ledger_panel
-ALL_PANELS["z_wall"] = wall_panel
+    return Panel(layout_once(fig), controls, update, title="The Z wall (Figure 5.5): drag N")

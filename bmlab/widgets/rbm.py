@@ -5,22 +5,25 @@ from __future__ import annotations
 
 import itertools
 
-import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.collections import LineCollection
 
-from .._checks import check_choice, check_in_range
 from ..data import bars_and_stripes, max_log_likelihood
 from ..learning import train
-from ..panel import Panel, TrainingProgress
+from ..panel import (
+    Panel,
+    choice,
+    layout_once,
+    reference_line,
+    set_heights,
+    slider,
+)
 from ..plotting import GRAY, NAVY, ORANGE
 from ..rbm import RBM, CDGradient, ExactRBMGradient, PCDGradient
-from . import ALL_PANELS, _layout_once
 
 ALGORITHMS = ("CD-k", "PCD-k", "exact")
 _N = 3  # grid side of the bars-and-stripes images
-_WIDE = {"style": {"description_width": "initial"}}  # full control labels
 _CODES = 2 ** np.arange(_N * _N)  # state code of an image: sum_i 2**i v_i
 
 
@@ -30,26 +33,22 @@ def _tile(V, cols=4) -> np.ndarray:
     return np.vstack([np.hstack(list(padded[r : r + cols])) for r in range(0, len(padded), cols)])
 
 
+def _images(codes) -> np.ndarray:
+    """The {0,1} images of the given state codes, shape (len(codes), 9)."""
+    return (np.asarray(codes, dtype=int)[:, None] & _CODES > 0).astype(float)
+
+
 def _framed(ax, image, nx, ny):
     """Show a _tile mosaic of nx x ny images with every pixel framed in gray (white shows)."""
     corners = itertools.product(np.arange(nx) * (_N + 1) - 0.5, np.arange(ny) * (_N + 1) - 0.5)
-    ax.add_collection(
-        LineCollection(
-            [
-                s
-                for x0, y0 in corners
-                for j in range(_N + 1)
-                for s in (((x0 + j, y0), (x0 + j, y0 + _N)), ((x0, y0 + j), (x0 + _N, y0 + j)))
-            ],
-            colors=GRAY,
-            lw=0.6,
-        )
-    )
+    edges = [
+        edge
+        for x0, y0 in corners
+        for j in range(_N + 1)
+        for edge in (((x0 + j, y0), (x0 + j, y0 + _N)), ((x0, y0 + j), (x0 + _N, y0 + j)))
+    ]
+    ax.add_collection(LineCollection(edges, colors=GRAY, lw=0.6))
     return ax.imshow(image, cmap="gray_r", vmin=0, vmax=1, aspect="auto")
-
-
-def _slider(kind, value, lo, hi, label, **kw):
-    return kind(value=value, min=lo, max=hi, description=label, **_WIDE, **kw)
 
 
 def _image_axes(ax):  # (image, title) of an axes showing a _tile mosaic
@@ -59,26 +58,56 @@ def _image_axes(ax):  # (image, title) of an axes showing a _tile mosaic
 
 
 def _training_figure(best):
-    """(fig, axes, line, title) of the log-likelihood and (image, title) of the samples."""
+    """The exact log-likelihood against the update (left) and 16 exact samples (right), and
+    ``draw(result, label, codes)`` that shows a run and the state codes of its samples."""
     fig, (ax_ll, ax_s) = plt.subplots(
         1, 2, figsize=(8.4, 3.2), layout="constrained", gridspec_kw={"width_ratios": [1.6, 1]}
     )
     (ll_line,) = ax_ll.plot([], [], color=NAVY)
-    ax_ll.axhline(best, color=GRAY, ls="--", lw=1)
-    ax_ll.text(
-        0.98,
-        best,
-        f"optimum {best:.3f}",
-        color=GRAY,
-        fontsize="small",
-        ha="right",
-        va="bottom",
-        transform=ax_ll.get_yaxis_transform(),
-    )
+    reference_line(ax_ll, best, f"optimum {best:.3f}")
     ax_ll.set(xlabel="update", ylabel="exact log-likelihood")
     title = ax_ll.set_title("", fontsize="medium")
     image, s_title = _image_axes(ax_s)
-    return fig, ax_ll, ll_line, title, image, s_title
+    valid = bars_and_stripes(_N) @ _CODES
+
+    def draw(result, label: str, codes) -> None:
+        ll = result.history["ll"]
+        ll_line.set_data(result.history["step"], ll)
+        ax_ll.set_xlim(0, max(1, result.history.last("step")))
+        ax_ll.set_ylim(min(best - 0.5, float(ll.min()) - 0.2), best + 0.3)
+        title.set_text(label)
+        image.set_data(_tile(_images(codes)))
+        s_title.set_text(f"exact samples: {np.isin(codes, valid).mean():.0%} valid")
+
+    return fig, draw
+
+
+def _gradient(algorithm: str, data, k: int):
+    """The gradient of ``algorithm`` (one of ALGORITHMS) on ``data``, for :func:`bmlab.train`."""
+    if algorithm == "exact":
+        return ExactRBMGradient(data)
+    return (CDGradient if algorithm == "CD-k" else PCDGradient)(data, k)
+
+
+def _training_controls(algorithm, k, lr, n_hidden, weight_decay, steps, seed) -> dict:
+    """The controls of :func:`rbm_training_panel`, starting at its (validated) arguments."""
+    return {
+        "algorithm": choice("algorithm", algorithm, ALGORITHMS),
+        "k": slider("k", k, 1, 20),
+        "lr": slider("lr", lr, 0.01, 1.0, log=True, description="rate"),
+        "n_hidden": slider("n_hidden", n_hidden, 1, 16, description="hidden units"),
+        "weight_decay": slider(
+            "weight_decay",
+            weight_decay,
+            0.0,
+            0.01,
+            0.0005,
+            description="weight decay",
+            readout_format=".4f",
+        ),
+        "steps": slider("steps", steps, 200, 5000, 200, description="updates"),
+        "seed": slider("seed", seed, 0, 9),
+    }
 
 
 def rbm_training_panel(
@@ -90,88 +119,67 @@ def rbm_training_panel(
     steps: int = 2000,
     seed: int = 0,
 ) -> Panel:
-    """Train an RBM on 3x3 bars and stripes (full batch), watching the exact log-likelihood:
-    ``algorithm`` in ALGORITHMS, ``k`` in [1, 20], ``lr`` in [0.01, 1], ``n_hidden`` in
-    [1, 16], ``weight_decay`` (on W) in [0, 0.01], ``steps`` in [200, 5000], ``seed`` in [0, 9].
-    A Run button and ``panel.progress``; ``panel.result`` is the last ``TrainResult``."""
-    check_choice(algorithm, "algorithm", ALGORITHMS)
-    for x, name, lo, hi in (
-        (k, "k", 1, 20),
-        (n_hidden, "n_hidden", 1, 16),
-        (steps, "steps", 200, 5000),
-        (seed, "seed", 0, 9),
-    ):
-        check_in_range(x, name, lo, hi, integer=True)
-    check_in_range(lr, "lr", 0.01, 1.0)
-    check_in_range(weight_decay, "weight_decay", 0.0, 0.01)
-    controls = {
-        "algorithm": widgets.ToggleButtons(
-            options=list(ALGORITHMS), value=algorithm, description="algorithm", **_WIDE
-        ),
-        "k": _slider(widgets.IntSlider, k, 1, 20, "k"),
-        "lr": _slider(widgets.FloatLogSlider, lr, -2, 0, "rate", base=10, step=0.1),
-        "n_hidden": _slider(widgets.IntSlider, n_hidden, 1, 16, "hidden units"),
-        "weight_decay": _slider(
-            widgets.FloatSlider,
-            weight_decay,
-            0,
-            0.01,
-            "weight decay",
-            step=0.0005,
-            readout_format=".4f",
-        ),
-        "steps": _slider(widgets.IntSlider, steps, 200, 5000, "updates", step=200),
-        "seed": _slider(widgets.IntSlider, seed, 0, 9, "seed"),
-    }
+    """Train an RBM on 3x3 bars and stripes (full batch), watching the exact log-likelihood.
+
+    Each Run starts from Hinton's initialisation and plots the exact mean log-likelihood
+    against the update, next to the best possible, and 16 exact samples of the trained
+    model; runs that blow up stop with a sentence (parameters beyond 50).
+
+    Parameters
+    ----------
+    algorithm : {"CD-k", "PCD-k", "exact"}
+        The gradient: contrastive divergence, persistent CD (one chain per data row) or
+        the exact gradient.
+    k : int in [1, 20]
+        Gibbs steps per update of CD-k and PCD-k.
+    lr : float in [0.01, 1]
+        Learning rate (log slider).
+    n_hidden : int in [1, 16]
+    weight_decay : float in [0, 0.01]
+        Weight decay on W.
+    steps : int in [200, 5000]
+        Number of updates.
+    seed : int in [0, 9]
+        Seed of the initial weights and of the chains.
+
+    Returns
+    -------
+    Panel
+        Training panel (Run button and ``panel.progress``); ``panel.result`` is the last
+        :class:`bmlab.learning.TrainResult`.
+    """
+    controls = _training_controls(algorithm, k, lr, n_hidden, weight_decay, steps, seed)
     data = bars_and_stripes(_N)
     best = max_log_likelihood(data)  # the empirical distribution's own log-likelihood
-    fig, ax_ll, ll_line, title, image, s_title = _training_figure(best)
-    progress, panel = TrainingProgress(), None
+    fig, draw = _training_figure(best)
 
     def update(algorithm, k, lr, n_hidden, weight_decay, steps, seed):
-        rng = np.random.default_rng(int(seed))
-        init = RBM.random(data.shape[1], int(n_hidden), rng=rng, data=data)
-        gradient = (
-            ExactRBMGradient(data)
-            if algorithm == "exact"
-            else (CDGradient if algorithm == "CD-k" else PCDGradient)(data, int(k))
-        )
-        progress.start(int(steps))
-        result = train(
+        rng = np.random.default_rng(seed)
+        init = RBM.random(data.shape[1], n_hidden, rng=rng, data=data)
+        result = panel.train(
             init.params,
-            gradient,
-            n_steps=int(steps),
+            _gradient(algorithm, data, k),
+            n_steps=steps,
             lr=float(lr),
             weight_decay=float(weight_decay),
             metrics={"ll": lambda p: RBM.from_params(p).mean_log_likelihood(data)},
-            record_every=max(1, int(steps) // 100),
-            rng=None if algorithm == "exact" else rng,
-            callback=progress.callback,
-            max_abs=50.0,
+            record_every=max(1, steps // 100),
+            rng=rng,
+            max_abs=50.0,  # diverging PCD at large rates
             on_diverge="stop",
-        )  # diverging PCD at large rates
-        progress.finish()
-        ll = result.history["ll"]
-        ll_line.set_data(result.history["step"], ll)
-        ax_ll.set_xlim(0, max(1, result.history.last("step")))
-        ax_ll.set_ylim(min(best - 0.5, float(ll.min()) - 0.2), best + 0.3)
-        label = algorithm.replace("k", str(int(k))) if algorithm != "exact" else "exact gradient"
-        title.set_text(f"{label}, rate {float(lr):.2g}, {int(n_hidden)} hidden")
+        )
         p = RBM.from_params(result.params).visible_distribution()
         codes = rng.choice(p.size, size=16, p=p / p.sum())  # exact samples: codes ~ p(v)
-        image.set_data(_tile((codes[:, None] & _CODES > 0).astype(float)))
-        s_title.set_text(f"exact samples: {np.isin(codes, data @ _CODES).mean():.0%} valid")
-        if panel is not None:
-            panel.result = result
+        label = algorithm.replace("k", str(k)) if algorithm != "exact" else "exact gradient"
+        draw(result, f"{label}, rate {float(lr):.2g}, {n_hidden} hidden", codes)
+        ll = result.history["ll"]
+        stopped = (
+            f" Stopped after {result.n_updates} updates: the weights ran away (lower "
+            "the rate or add weight decay)."
+        )
         return (
             f"{label}: final log-likelihood {float(ll[-1]):.3f} nats (peak "
-            f"{float(ll.max()):.3f}, optimum {best:.3f})."
-            + (
-                f" Stopped after {result.n_updates} updates: the weights ran away (lower "
-                "the rate or add weight decay)."
-                if result.diverged
-                else ""
-            )
+            f"{float(ll.max()):.3f}, optimum {best:.3f})." + (stopped if result.diverged else "")
         )
 
     panel = Panel(
@@ -179,40 +187,13 @@ def rbm_training_panel(
         controls,
         update,
         training=True,
-        progress=progress,
         title="Contrastive divergence on 3x3 bars and stripes, judged exactly",
     )
-    panel.result = None
     return panel
 
 
-def rbm_sampling_panel(
-    gibbs_steps: int = 1, start: str = "data", seed: int = 0, beta: float = 1.0
-) -> Panel:
-    """Run 800 chains (50 per data row, or fair coins: ``start``) of ``gibbs_steps`` in
-    [0, 200] block-Gibbs steps (``seed`` in [0, 9]) on a CD-1 model of 3x3 bars and stripes
-    (9 hidden, rate 0.3, 4000 updates, trained at build in about a second) at inverse
-    temperature ``beta`` in [0, 2] (W, a, b scaled by beta); show 16 chains and the
-    frequencies of the 14 valid patterns next to the data's and the exact p(v) at beta."""
-    check_in_range(gibbs_steps, "gibbs_steps", 0, 200, integer=True)
-    check_in_range(beta, "beta", 0.0, 2.0)
-    check_in_range(seed, "seed", 0, 9, integer=True)
-    check_choice(start, "start", ("data", "noise"))
-    data, rng = bars_and_stripes(_N), np.random.default_rng(5)
-    init = RBM.random(data.shape[1], 9, rng=rng, data=data).params
-    model = RBM.from_params(
-        train(init, CDGradient(data, 1), n_steps=4000, lr=0.3, rng=rng, record_every=4000).params
-    )
-    patterns, counts = np.unique(data @ _CODES, return_counts=True)
-    p_data, p_model = counts / counts.sum(), model.visible_distribution()[patterns.astype(int)]
-    controls = {
-        "gibbs_steps": _slider(widgets.IntSlider, gibbs_steps, 0, 200, "Gibbs steps"),
-        "start": widgets.ToggleButtons(
-            options=["data", "noise"], value=start, description="start", **_WIDE
-        ),
-        "seed": _slider(widgets.IntSlider, seed, 0, 9, "seed"),
-        "beta": _slider(widgets.FloatSlider, beta, 0.0, 2.0, "inverse temperature β", step=0.05),
-    }
+def _sampling_figure(patterns, p_data, p_model):
+    """Chains' images (left), the frequency of each valid pattern (right) above the patterns."""
     fig, axd = plt.subplot_mosaic(
         "sf;sp",
         figsize=(8.6, 3.4),
@@ -220,9 +201,10 @@ def rbm_sampling_panel(
         width_ratios=[1, 2.2],
         height_ratios=[4, 1],
     )
-    (ax_s, ax_f, ax_p), x = (axd[k] for k in "sfp"), np.arange(patterns.size)
-    image, s_title = _image_axes(ax_s)
-    _framed(ax_p, _tile((patterns[:, None].astype(int) & _CODES > 0).astype(float), cols=16), 14, 1)
+    ax_f = axd["f"]
+    x = np.arange(patterns.size)
+    image, s_title = _image_axes(axd["s"])
+    _framed(axd["p"], _tile(_images(patterns), cols=16), 14, 1)
     _, chain_bars, model_bars = (
         ax_f.bar(x + dx, y, width=0.27, color=c, label=label)
         for dx, y, c, label in (
@@ -231,37 +213,77 @@ def rbm_sampling_panel(
             (0.27, p_model, NAVY, "equilibrium p(v)"),
         )
     )
-    ax_f.set(
-        xticks=x,
-        xticklabels=[],
-        xlim=(-0.625, 13.625),
-        ylabel="frequency",
-        ylim=(0, 1.1 * max(float(p_model.max()), float(p_data.max()), 0.2)),
-    )
-    ax_p.set(
+    top = 1.1 * max(float(p_model.max()), float(p_data.max()), 0.2)
+    ax_f.set(xticks=x, xticklabels=[], xlim=(-0.625, 13.625), ylim=(0, top), ylabel="frequency")
+    axd["p"].set(
         xlim=(-1.5, 55.5), ylim=(2.6, -0.6), xticks=[], yticks=[], xlabel="the 14 valid patterns"
     )  # pattern i centred under bar i
-    ax_p.spines[:].set_visible(False)
+    axd["p"].spines[:].set_visible(False)
     fig.legend(loc="outside upper right", ncols=3, fontsize="small")
     f_title = ax_f.set_title("", fontsize="medium")
+    return fig, ax_f, image, s_title, chain_bars, model_bars, f_title
+
+
+def rbm_sampling_panel(
+    gibbs_steps: int = 1, start: str = "data", seed: int = 0, beta: float = 1.0
+) -> Panel:
+    """Sample a CD-1 model of 3x3 bars and stripes out of equilibrium.
+
+    The model (9 hidden units, CD-1, rate 0.3, 4000 updates) is trained when the panel is
+    built, in about a second. Each update runs 800 chains of block-Gibbs steps at inverse
+    temperature ``beta`` (W, a and b scaled by beta) and shows 16 of them, with the
+    frequencies of the 14 valid patterns next to the data's and the exact p(v) at beta.
+
+    Parameters
+    ----------
+    gibbs_steps : int in [0, 200]
+        Block-Gibbs steps of every chain.
+    start : {"data", "noise"}
+        The chains start at the data (50 per data row) or at fair coin flips.
+    seed : int in [0, 9]
+        Seed of the chains.
+    beta : float in [0, 2]
+        Inverse temperature of the sampled machine.
+
+    Returns
+    -------
+    Panel
+    """
+    controls = {
+        "gibbs_steps": slider("gibbs_steps", gibbs_steps, 0, 200, description="Gibbs steps"),
+        "start": choice("start", start, ("data", "noise")),
+        "seed": slider("seed", seed, 0, 9),
+        "beta": slider("beta", beta, 0.0, 2.0, description="inverse temperature β"),
+    }
+    data = bars_and_stripes(_N)
+    rng = np.random.default_rng(5)
+    init = RBM.random(data.shape[1], 9, rng=rng, data=data).params
+    model = RBM.from_params(
+        train(init, CDGradient(data, 1), n_steps=4000, lr=0.3, rng=rng, record_every=4000).params
+    )
+    patterns, counts = np.unique(data @ _CODES, return_counts=True)
+    patterns = patterns.astype(int)
+    p_data = counts / counts.sum()
+    fig, ax_f, image, s_title, chain_bars, model_bars, f_title = _sampling_figure(
+        patterns, p_data, model.visible_distribution()[patterns]
+    )
 
     def update(gibbs_steps, start, seed, beta):
-        srng = np.random.default_rng(int(seed))
+        srng = np.random.default_rng(seed)
         V0 = (
             np.tile(data, (50, 1))
             if start == "data"
             else (srng.random((50 * len(data), data.shape[1])) < 0.5).astype(float)
         )
         at_beta = RBM(float(beta) * model.W, float(beta) * model.a, float(beta) * model.b)
-        S = at_beta.gibbs(V0, int(gibbs_steps), rng=srng)
+        S = at_beta.gibbs(V0, gibbs_steps, rng=srng)
         freq = np.array([np.mean(S @ _CODES == c) for c in patterns])  # valid patterns
-        p_model = at_beta.visible_distribution()[patterns.astype(int)]  # exact, at beta
-        for bars, heights in ((chain_bars, freq), (model_bars, p_model)):
-            for bar, f in zip(bars, heights, strict=True):
-                bar.set_height(f)
+        p_model = at_beta.visible_distribution()[patterns]  # exact, at beta
+        set_heights(chain_bars, freq)
+        set_heights(model_bars, p_model)
         ax_f.set_ylim(0, 1.1 * max(float(p_model.max()), float(p_data.max()), 0.2))
         image.set_data(_tile(S))  # the first 16 chains: one from each data row
-        s_title.set_text(f"{int(gibbs_steps)} step{'s' * (gibbs_steps != 1)} from {start}")
+        s_title.set_text(f"{gibbs_steps} step{'s' * (gibbs_steps != 1)} from {start}")
         # total variation over the valid patterns plus the mass off them
         tv_data, tv_model = (
             0.5 * np.abs(freq - p).sum() + 0.5 * abs(p.sum() - freq.sum())
@@ -277,12 +299,8 @@ def rbm_sampling_panel(
         )
 
     return Panel(
-        _layout_once(fig),
+        layout_once(fig),
         controls,
         update,
         title="Out of equilibrium: short chains from the data look perfect",
     )
-
-
-ALL_PANELS["rbm_training"] = rbm_training_panel
-ALL_PANELS["rbm_sampling"] = rbm_sampling_panel

@@ -3,17 +3,15 @@ exact log-likelihood L and the moment matching of Eq. 5.6."""
 
 from __future__ import annotations
 
-import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
 
+from .._checks import check_spin_data
 from ..data import letters_3x3, noisy_copies
 from ..exact import exact_moments
-from ..learning import train
-from ..panel import Panel, TrainingProgress
+from ..panel import Panel, choice, reference_line, slider
 from ..plotting import GRAY, NAVY, ORANGE
-from ..visible import _check_data, visible_gradient, visible_log_likelihood, visible_newton_fit
-from . import ALL_PANELS
+from ..visible import visible_gradient, visible_log_likelihood, visible_newton_fit
 
 #: Parameters beyond this magnitude count as a blow-up (the run stops with a message).
 MAX_ABS_PARAM = 100.0
@@ -35,29 +33,15 @@ def _figure(data_pts, n_pairs, L_best, L_start):
     """The panel's figure: L against the update, and model vs data moments."""
     fig, (ax_l, ax_m) = plt.subplots(1, 2, figsize=(9.0, 3.6), layout="constrained")
     (curve,) = ax_l.plot([0], [L_start], color=NAVY)  # the model's exact L; gray: reference
-    ax_l.axhline(L_best, color=GRAY, ls="--", lw=1)  # labelled on the line: no legend on data
-    ax_l.text(
-        0.98,
-        L_best,
-        f"maximum {L_best:.3f}",
-        color=GRAY,
-        fontsize="small",
-        ha="right",
-        va="bottom",
-        transform=ax_l.get_yaxis_transform(),
-    )
+    reference_line(ax_l, L_best, f"maximum {L_best:.3f}")  # labelled on the line: no legend
     ax_l.set(xlabel="update", ylabel="L (nats per pattern)", title="average log-likelihood L")
     ax_m.plot([-1, 1], [-1, 1], color=GRAY, lw=1)
-    pairs = ax_m.scatter(
-        data_pts[:n_pairs], data_pts[:n_pairs], s=14, color=NAVY, label=r"$\langle s_i s_j\rangle$"
-    )
-    means = ax_m.scatter(
-        data_pts[n_pairs:],
-        data_pts[n_pairs:],
-        s=22,
-        color=ORANGE,
-        marker="s",
-        label=r"$\langle s_i\rangle$",
+    pairs, means = (  # the model's moments start on the diagonal: at the data's
+        ax_m.scatter(x, x, s=size, color=color, marker=marker, label=label)
+        for x, size, color, marker, label in (
+            (data_pts[:n_pairs], 14, NAVY, "o", r"$\langle s_i s_j\rangle$"),
+            (data_pts[n_pairs:], 22, ORANGE, "s", r"$\langle s_i\rangle$"),
+        )
     )
     ax_m.set(
         xlim=(-1.05, 1.05),
@@ -68,6 +52,32 @@ def _figure(data_pts, n_pairs, L_best, L_start):
     )
     ax_m.legend(loc="upper left")
     return fig, ax_l, curve, pairs, means
+
+
+def _status(estimator: str, res, L_best: float, mismatch: float) -> str:
+    """The status line after a run: its final L, and why it was stopped or what it shows."""
+    L = res.history["L"]
+    head = f"{_LABELS[estimator]}: L = {L[-1]:.3f}"
+    if res.diverged:
+        why = (
+            "unbounded drift: the frozen negative phase never responds"
+            if estimator == "frozen"
+            else "the step is too large: lower the learning rate"
+        )
+        return (
+            f"{head}; the parameters left the range ±{MAX_ABS_PARAM:g} after "
+            f"{res.n_updates} updates and the run was stopped ({why})"
+        )
+    note = {
+        "data": " -- the gradient is identically zero: nothing is learned",
+        "frozen": " -- the frozen negative phase cannot stop the drift",
+    }.get(estimator, "")
+    if estimator == "exact" and L[-1] < L.max() - 1e-3:
+        note = f" -- L fell from its peak {L.max():.3f}: the step is too large, lower lr"
+    return (
+        f"{head} after {res.n_updates} updates (maximum {L_best:.3f}); "
+        f"largest moment mismatch {mismatch:.3f}{note}"
+    )
 
 
 def training_panel(S=None, *, n_chains: int = 100, seed: int = 0) -> Panel:
@@ -88,7 +98,7 @@ def training_panel(S=None, *, n_chains: int = 100, seed: int = 0) -> Panel:
         Controls ``lr``, ``n_steps``, ``estimator`` (one of
         :data:`bmlab.visible.VISIBLE_METHODS`) and ``k`` (Glauber sweeps per step).
     """
-    S = default_data() if S is None else _check_data(S)
+    S = default_data() if S is None else check_spin_data(S)
     n = S.shape[1]
     if n > 12:
         raise ValueError(f"the training panel enumerates 2**N states: N <= 12, got N = {n}")
@@ -96,41 +106,34 @@ def training_panel(S=None, *, n_chains: int = 100, seed: int = 0) -> Panel:
     data_pts = np.concatenate([(S.T @ S / len(S))[iu], S.mean(axis=0)])
     L_best = visible_log_likelihood(visible_newton_fit(S), S)
     zero = {"J": np.zeros((n, n)), "theta": np.zeros(n)}
-
     fig, ax_l, curve, pairs, means = _figure(data_pts, len(iu[0]), L_best, -n * np.log(2))
-
     controls = {
-        "lr": widgets.FloatLogSlider(
-            value=0.2, base=10, min=-3, max=2, step=0.1, description="learning rate"
-        ),
-        "n_steps": widgets.IntSlider(value=200, min=10, max=500, step=10, description="steps"),
-        "estimator": widgets.Dropdown(
-            options=[(v, k) for k, v in _LABELS.items()],
-            value="exact",
+        "lr": slider("lr", 0.2, 1e-3, 1e2, log=True, description="learning rate"),
+        "n_steps": slider("n_steps", 200, 10, 500, 10, description="steps"),
+        "estimator": choice(
+            "estimator",
+            "exact",
+            [(v, k) for k, v in _LABELS.items()],
             description="negative phase",
+            dropdown=True,
         ),
-        "k": widgets.IntSlider(value=1, min=1, max=10, description="sweeps k"),
+        "k": slider("k", 1, 1, 10, description="sweeps k"),
     }
-    progress = TrainingProgress()
 
     def update(lr, n_steps, estimator, k):
-        sampled = estimator in ("glauber", "persistent")
-        progress.start(n_steps)
-        res = train(
+        res = panel.train(
             zero,
             visible_gradient(S, method=estimator, n_chains=n_chains, k=k),
             n_steps=n_steps,
             lr=lr,
-            rng=np.random.default_rng(seed) if sampled else None,
+            rng=np.random.default_rng(seed),  # the exact methods draw nothing from it
             metrics={"L": lambda p: visible_log_likelihood(p, S)},
             record_every=max(1, n_steps // 100),
             max_abs=MAX_ABS_PARAM,
             on_diverge="stop",
-            callback=progress.callback,
         )
-        progress.finish()
-        steps, L = res.history["step"], res.history["L"]
-        curve.set_data(steps, L)
+        L = res.history["L"]
+        curve.set_data(res.history["step"], L)
         ax_l.set_xlim(0, n_steps)
         low = max(min(L.min(), L_best) - 0.2, L_best - 15.0)
         ax_l.set_ylim(low, L_best + 0.15 * (L_best - low))  # room for the label; L <= L_best
@@ -138,36 +141,9 @@ def training_panel(S=None, *, n_chains: int = 100, seed: int = 0) -> Panel:
         pairs.set_offsets(np.column_stack([data_pts[: len(iu[0])], C[iu]]))
         means.set_offsets(np.column_stack([data_pts[len(iu[0]) :], m]))
         mismatch = np.abs(np.concatenate([C[iu], m]) - data_pts).max()
-        head = f"{_LABELS[estimator]}: L = {L[-1]:.3f}"
-        if res.diverged:
-            why = (
-                "unbounded drift: the frozen negative phase never responds"
-                if estimator == "frozen"
-                else "the step is too large: lower the learning rate"
-            )
-            return (
-                f"{head}; the parameters left the range ±{MAX_ABS_PARAM:g} after "
-                f"{res.n_updates} updates and the run was stopped ({why})"
-            )
-        note = {
-            "data": " -- the gradient is identically zero: nothing is learned",
-            "frozen": " -- the frozen negative phase cannot stop the drift",
-        }.get(estimator, "")
-        if estimator == "exact" and L[-1] < L.max() - 1e-3:
-            note = f" -- L fell from its peak {L.max():.3f}: the step is too large, lower lr"
-        return (
-            f"{head} after {res.n_updates} updates (maximum {L_best:.3f}); "
-            f"largest moment mismatch {mismatch:.3f}{note}"
-        )
+        return _status(estimator, res, L_best, mismatch)
 
-    return Panel(
-        fig,
-        controls,
-        update,
-        title="Maximum-likelihood training (Eq. 5.4)",
-        training=True,
-        progress=progress,
+    panel = Panel(
+        fig, controls, update, title="Maximum-likelihood training (Eq. 5.4)", training=True
     )
-
-
-ALL_PANELS["ml_training"] = training_panel
+    return panel

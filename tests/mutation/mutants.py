@@ -32,6 +32,8 @@ HIDDEN = ("tests/test_hidden.py",)
 VISIBLE = ("tests/test_visible.py",)
 DATA = ("tests/test_data.py", "tests/test_data_parity.py")
 AIS = ("tests/test_ais.py",)
+TEMPERING = ("tests/test_tempering.py",)
+EXERCISES = ("tests/test_exercises.py",)
 
 
 def _mutants(module, tests, *rows):
@@ -53,8 +55,8 @@ MUTANTS = [
         ),
         (
             "exact: state order reversed (bit 1 -> spin -1)",
-            "(2.0 * bits - 1.0)",
-            "(1.0 - 2.0 * bits)",
+            "return 2.0 * bits - 1.0",
+            "return 1.0 - 2.0 * bits",
         ),
         (
             "exact: state codes count the -1 spins",
@@ -131,8 +133,8 @@ MUTANTS = [
         ),
         (
             "glauber: sampler with the bias sign flipped",
-            "Jb, tb = scale * J, scale * theta",
-            "Jb, tb = scale * J, -scale * theta",
+            "tb = scale * theta",
+            "tb = -scale * theta",
         ),
         (
             "glauber: sequential update compares the wrong way",
@@ -209,8 +211,8 @@ MUTANTS = [
         ),
         (
             "rbm: moments with p(h=0|v) for p(h=1|v)",
-            "w, P = np.exp(lw - lse), expit(X)",
-            "w, P = np.exp(lw - lse), expit(-X)",
+            "P = expit(X)  # the summed-out",
+            "P = expit(-X)  # the summed-out",
         ),
         (
             "rbm: enumerated hidden layer's moments not transposed",
@@ -279,9 +281,19 @@ MUTANTS = [
         ),
         ("rbm: PCD chains re-seeded every call", "if self.v is None:", "if True:"),
         (
+            "rbm: PCD's first chains never start at the last data row",
+            "self.data[rng.integers(0, len(self.data), self.n_chains)]",
+            "self.data[rng.integers(0, len(self.data) - 1, self.n_chains)]",
+        ),
+        (
             "rbm: PCD hidden states never updated",
-            "self.v, self.h = v, rng.random(Ph.shape) < Ph",
-            "self.v, self.h = v, h",
+            "self.h = rng.random(Ph.shape) < Ph",
+            "self.h = h",
+        ),
+        (
+            "rbm: CD accepts rng=None (fails later, without saying why)",
+            'rng = check_sampling_rng(rng, "CDGradient")',
+            "rng = rng",
         ),
         ("rbm: PCD-k one h step too few", "if step < self.k - 1:", "if step < self.k - 2:"),
         (
@@ -301,8 +313,8 @@ MUTANTS = [
         ),
         (
             "rbm: minibatches never shuffled",
-            "self._epoch, self._pos = self.data[rng.permutation(m)], 0",
-            "self._epoch, self._pos = self.data, 0",
+            "self._epoch = self.data[rng.permutation(m)]",
+            "self._epoch = self.data",
         ),
         (
             "rbm: Hinton's visible bias is log p, not the log-odds",
@@ -320,8 +332,18 @@ MUTANTS = [
         ),
         (
             "learning: descent instead of ascent",
-            "new = {k: p + (velocity[k]",
-            "new = {k: p - (velocity[k]",
+            "return {k: p + lr * g[k]",
+            "return {k: p - lr * g[k]",
+        ),
+        (
+            "learning: momentum steps downhill",
+            "return {k: p + velocity[k]",
+            "return {k: p - velocity[k]",
+        ),
+        (
+            "learning: a parameter exactly at max_abs counts as a divergence",
+            "for x in params.values()) <= max_abs",
+            "for x in params.values()) < max_abs",
         ),
         (
             "learning: weight decay with the wrong sign",
@@ -399,8 +421,8 @@ MUTANTS = [
         ),
         (
             "hidden: init_params ignores the bias mask",
-            '"theta": rng.normal(scale=bias_scale, size=n) * self.bias_mask}',
-            '"theta": rng.normal(scale=bias_scale, size=n)}',
+            "rng.normal(scale=bias_scale, size=n) * self.bias_mask",
+            "rng.normal(scale=bias_scale, size=n)",
         ),
     ),
     *_mutants(
@@ -437,6 +459,11 @@ MUTANTS = [
             "visible: Newton Hessian with the weight decay's sign flipped",
             "- np.diag(decay)",
             "+ np.diag(decay)",
+        ),
+        (
+            "visible: Newton steps not capped at 1 per coordinate",
+            "t = min(1.0, 1.0 / np.abs(du).max())",
+            "t = 1.0",
         ),
     ),
     *_mutants(
@@ -505,5 +532,80 @@ MUTANTS = [
             "rng.random((n, nv)) < expit(a0)",
             "rng.random((n, nv)) < expit(rbm.a)",
         ),
+    ),
+    *_mutants(
+        "glauber",
+        TEMPERING,
+        (
+            "tempering: per-chain beta ignored in the sweep",
+            "e *= beta",
+            "e *= 1.0",
+        ),
+        (
+            "tempering: betas assigned across chains instead of per replica",
+            "beta_cols = np.repeat(betas, C)",
+            "beta_cols = np.tile(betas, C)",
+        ),
+        (
+            "tempering: odd pairs never proposed",
+            "(np.arange(0, K - 1, 2), np.arange(1, K - 1, 2))",
+            "(np.arange(0, K - 1, 2),)",
+        ),
+        (
+            "tempering: accepted swaps exchange nothing",
+            "np.roll(both, both.size // 2)",
+            "np.roll(both, 0)",
+        ),
+        (
+            "tempering: the hottest replica recorded",
+            "states[t] = S[:, cols[-1]].T",
+            "states[t] = S[:, cols[0]].T",
+        ),
+        (
+            "tempering: swap acceptance with the energy difference reversed",
+            "(b_hi - b_lo) * (E_hi - E_lo)",
+            "(b_hi - b_lo) * (E_lo - E_hi)",
+        ),
+        (
+            "tempering: swap accepted when the uniform exceeds the probability",
+            "rng.random((k.size, C)) < _swap_probability(",
+            "rng.random((k.size, C)) > _swap_probability(",
+        ),
+        (
+            "tempering: swap rates not divided by the number of chains",
+            "accepted / (n_sweeps * C)",
+            "accepted / n_sweeps",
+        ),
+        (
+            "tempering: energies of the swap from the hottest beta's view only",
+            "E = _energy(S.T, J, theta)[cols]",
+            "E = _energy(S.T, J, 0 * theta)[cols]",
+        ),
+    ),
+    *_mutants(
+        "exercises",
+        EXERCISES,
+        ("exercises: answers not salted with the id", 'f"{exercise_id}:{text}"', 'f"{text}"'),
+        (
+            "exercises: -0.000 hashed apart from 0.000",
+            "round(float(answer), decimals) + 0.0:",
+            "round(float(answer), decimals):",
+        ),
+        (
+            "exercises: every answer checked to 3 decimals",
+            'answer_hash(exercise_id, answer, entry["decimals"])',
+            "answer_hash(exercise_id, answer, 3)",
+        ),
+        (
+            "exercises: another hash function",
+            "return hashlib.sha256(f",
+            "return hashlib.md5(f",
+        ),
+        (
+            "exercises: the verdict is always true",
+            'return self == "correct"',
+            'return self != ""',
+        ),
+        ("exercises: no answer counts as one", "if answer is None:", "if False:"),
     ),
 ]

@@ -1,4 +1,4 @@
-"""Build the offline static site of the executed notebooks: ``make site`` -> ``site/``.
+"""``python -m tools site``: the offline static site of the executed notebooks (``make site``).
 
 One HTML page per notebook (nbconvert with ``docs/site_template``: stored outputs only, live
 panels as their PNG snapshots), the worked solutions of ``notebooks/solutions/`` in
@@ -12,7 +12,6 @@ from __future__ import annotations
 import html
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import jupyter_server_mathjax
@@ -20,7 +19,7 @@ import nbformat
 from nbconvert import HTMLExporter
 
 ROOT = Path(__file__).resolve().parent.parent
-TEMPLATE = Path(__file__).resolve().parent / "site_template"
+TEMPLATE = ROOT / "docs" / "site_template"
 INDEX = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>bmlab notebooks</title>
 <style>body {{font-family: sans-serif; max-width: 48em; margin: 2em auto; line-height: 1.5}}</style>
@@ -58,8 +57,11 @@ def page(exporter: HTMLExporter, path: Path, site_root: str) -> tuple[str, str]:
     return _NOTEBOOK_LINK.sub(r'href="\1.html\2"', body), title_of(nb)
 
 
-def build(out: Path, notebooks: list[Path], solutions: list[Path] = ()) -> None:
-    """Write ``out/index.html``, one page per notebook, ``out/solutions/`` and ``out/mathjax/``."""
+def build_site(out: Path) -> Path:
+    """Write ``out/index.html``, one page per notebook of ``notebooks/``, the solutions of
+    ``notebooks/solutions/`` in ``out/solutions/`` and ``out/mathjax/``; return the index."""
+    notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    solutions = sorted((ROOT / "notebooks" / "solutions").glob("*.ipynb"))
     out.mkdir(parents=True, exist_ok=True)
     mathjax = Path(jupyter_server_mathjax.__file__).parent / "static"
     shutil.copytree(mathjax, out / "mathjax", dirs_exist_ok=True)
@@ -80,13 +82,4 @@ def build(out: Path, notebooks: list[Path], solutions: list[Path] = ()) -> None:
     listing = "<h2>Worked solutions</h2>\n<ol>\n" + "\n".join(solved) + "\n</ol>" if solved else ""
     text = INDEX.format(items="\n".join(items), solutions=listing)
     (out / "index.html").write_text(text, encoding="utf-8")
-
-
-if __name__ == "__main__":
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "site"
-    build(
-        target,
-        sorted((ROOT / "notebooks").glob("*.ipynb")),
-        sorted((ROOT / "notebooks" / "solutions").glob("*.ipynb")),
-    )
-    print(f"wrote {target / 'index.html'}")
+    return out / "index.html"
