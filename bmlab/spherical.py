@@ -168,9 +168,7 @@ def _heat_bath(X: np.ndarray, W: np.ndarray, n_steps: int, beta: float, rng) -> 
         mu = np.arctan2(B, 0.5 * (A - C))
         phi = 0.5 * (mu + rng.vonmises(0.0, kappa)) + np.pi * (rng.random(len(X)) < 0.5)
         cos, sin = np.cos(phi)[:, None], np.sin(phi)[:, None]
-        X, WX = cos * X + sin * V, cos * WX + sin * WV
-        scale = (np.sqrt(n) / np.linalg.norm(X, axis=1))[:, None]  # round-off off the sphere
-        X, WX = X * scale, WX * scale
+        X, WX = cos * X + sin * V, cos * WX + sin * WV  # |x|^2 = N up to round-off
     return X
 
 

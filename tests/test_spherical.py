@@ -60,18 +60,21 @@ def rank_one(c, n):
     return log_Z, n * integral(2) / integral(0)
 
 
+def saddle_gaps(lam, beta):
+    """z* - beta lam_i for the root z* > beta max(lam) of sum_i 1/(z - beta lam_i) = N."""
+    a = beta * np.asarray(lam)
+    lo, hi = a.max(), a.max() + 2.0
+    for _ in range(200):  # bisection
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if np.sum(1 / (mid - a)) > len(a) else (lo, mid)
+    return hi - a
+
+
 def saddle_point(lam, beta):
     """The large-N asymptotics of log Z: the integrand at z* times the Gaussian width."""
-    a = beta * np.asarray(lam)
-    n = len(a)
-    t = n / 2
-    lo = a.max() + 1e-12
-    hi = a.max() + 2.0
-    for _ in range(200):  # bisection for sum 1/(z - a) = N
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if np.sum(1 / (mid - a)) > n else (lo, mid)
-    d = lo - a
-    g_star = t * lo - 0.5 * np.sum(np.log(d))
+    d = saddle_gaps(lam, beta)
+    t = len(d) / 2
+    g_star = t * (d[0] + beta * lam[0]) - 0.5 * np.sum(np.log(d))
     return gammaln(t) + (1 - t) * np.log(t) + g_star - 0.5 * np.log(np.pi * np.sum(d**-2.0))
 
 
@@ -168,6 +171,23 @@ def test_large_n_approaches_the_saddle_point():
     assert gaps[0] > 5 * gaps[1] > 25 * gaps[2] > 0, gaps
 
 
+@pytest.mark.parametrize("beta", [0.5, 3.0])
+def test_n_1000_by_importance_sampling(beta):
+    """N = 1000, uncondensed and condensed: with g_i ~ N(0, 1/d_i), d = z* - beta lam, w = g/|g|
+    and u = sum_i d_i w_i^2, E[exp(N/2 (1 + log u - u))] = exp(log Z - t z* + 1/2 sum_i log d_i
+    + t), t = N/2 (the sampler's acceptance rate): a Monte Carlo estimate of Z at N = 1000."""
+    n, t = 1000, 500
+    lam = np.append(semicircle(n - 1), 1.5)
+    d = saddle_gaps(lam, beta)
+    z_star = d[-1] + beta * lam[-1]
+    G = np.random.default_rng(24).normal(size=(4000, n)) / np.sqrt(d)
+    u = (G * G) @ d / np.sum(G * G, axis=1)
+    w = np.exp(t * (1 + np.log(u) - u))
+    log_Z = spherical_moments(lam, beta)[0]
+    expected = np.exp(log_Z - t * z_star + 0.5 * np.sum(np.log(d)) + t)
+    assert abs((w.mean() - expected) / (w.std() / np.sqrt(len(w)))) < 5
+
+
 def test_multiples_of_the_identity_and_shifts():
     """W = cI gives Z = exp(beta c N / 2); W + cI shifts log Z by beta c N / 2, not <x x^T>;
     W = 0 gives log Z = 0 and <x x^T> = I."""
@@ -258,15 +278,16 @@ def test_heat_bath_leaves_the_law_invariant(beta):
 
 @pytest.mark.parametrize("beta", [0.5, 4.0])
 def test_heat_bath_chains_converge_to_the_exact_moments(beta):
-    """5,000 chains started at one point, 120 steps (twice what they need): the moments in the
-    eigenbasis and one off-diagonal second moment, against the exact ones."""
+    """5,000 chains started at one point, 120 steps (twice what they need): <y_i> = 0 (the chains
+    change sign, also when condensed), <y_i^2> and one off-diagonal <x_i x_j>, against exact."""
     model = SphericalBM(rotated(np.append(semicircle(9), 1.5), seed=15))
     start = np.tile(np.sqrt(10) * np.eye(10)[0], (5000, 1))
     X = model.heat_bath(start, 120, beta=beta, rng=np.random.default_rng(16))
     S = model.second_moment(beta)
+    Y = X @ model.U
     z = z_scores(
-        np.column_stack([(X @ model.U) ** 2, X[:, 0] * X[:, 1]]),
-        [*np.diag(model.U.T @ S @ model.U), S[0, 1]],
+        np.column_stack([Y, Y**2, X[:, 0] * X[:, 1]]),
+        [*np.zeros(10), *np.diag(model.U.T @ S @ model.U), S[0, 1]],
     )
     assert np.all(np.abs(z) < 5), z
 
@@ -340,6 +361,20 @@ def test_pcd_with_many_steps_approaches_the_exact_gradient():
         se = 0.5 * pairs.std(axis=0).reshape(6, 6) / np.sqrt(len(pcd.X))
         errors[nu] = np.max(np.abs(G - exact) / se)
     assert errors[40] < 5 < 20 < errors[1], errors
+
+
+def test_pcd_starts_its_chains_at_all_data_rows():
+    """At W = 0 one heat-bath step keeps half of x x^T: E[x' x'^T | x] = x x^T / 2 + (N I - x x^T)
+    / (2 (N - 1)). With chains started at random rows of two data points, the chains' second
+    moment matches the one computed from both rows (z-scores)."""
+    n = 4
+    data = np.sqrt(n) * np.eye(n)[[0, 1]]
+    pcd = PCDSphericalGradient(data, nu=1, n_chains=20_000)
+    pcd({"W": np.zeros((n, n))}, np.random.default_rng(25))
+    C = data.T @ data / 2
+    expected = C / 2 + (n * np.eye(n) - C) / (2 * (n - 1))
+    z = z_scores(pcd.X**2, np.diag(expected))
+    assert np.all(np.abs(z) < 5), z
 
 
 def test_pcd_chains_persist_and_train_runs_with_rng():
