@@ -32,6 +32,7 @@ from .panel import Panel
 from .plotting import GRAY, NAVY, ORANGE, save_figure, use_style
 from .rbm import RBM
 from .results import load_results
+from .spherical import PCDSphericalGradient, SphericalBM, spherical_moments
 
 __version__ = "0.1.0"
 
@@ -43,7 +44,9 @@ __all__ = [  # sorted; one name per concept (tests/test_api.py)
     "GlauberRun",
     "HiddenMachine",
     "History",
+    "PCDSphericalGradient",
     "Panel",
+    "SphericalBM",
     "TrainResult",
     "ais_log_partition",
     "all_states",
@@ -61,6 +64,7 @@ __all__ = [  # sorted; one name per concept (tests/test_api.py)
     "parallel_tempering",
     "sample_exact",
     "save_figure",
+    "spherical_moments",
     "state_codes",
     "train",
     "use_style",
