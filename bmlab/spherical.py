@@ -149,20 +149,26 @@ def spherical_moments(lam, beta=1.0) -> tuple[float, np.ndarray]:
 
 
 # ------------------------------------------------------------------------------ sampling
+def _times(M: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """The rows of M times the symmetric W, or times diag(W) for W of shape (N,)."""
+    return M * W if W.ndim == 1 else M @ W
+
+
 def _heat_bath(X: np.ndarray, W: np.ndarray, n_steps: int, beta: float, rng) -> np.ndarray:
     """``n_steps`` heat-bath moves along random great circles for every row (chain) of X.
 
     Along x cos(phi) + v sin(phi), v a random direction orthogonal to x with |v|^2 = N, the
     exponent beta/2 x^T W x is const + kappa cos(2 phi - mu): 2 phi is a von Mises draw, then
-    phi or phi + pi with probability 1/2. Reversible for p; one product with W per step.
+    phi or phi + pi with probability 1/2. Reversible for p; one product with W per step
+    (W of shape (N,) means diag(W)).
     """
     n = X.shape[1]
-    WX = X @ W
+    WX = _times(X, W)
     for _ in range(n_steps):
         V = rng.standard_normal(X.shape)
         V -= (np.einsum("ij,ij->i", V, X) / n)[:, None] * X
         V *= (np.sqrt(n) / np.linalg.norm(V, axis=1))[:, None]
-        WV = V @ W
+        WV = _times(V, W)
         A, B, C = (np.einsum("ij,ij->i", P, Q) for P, Q in ((X, WX), (X, WV), (V, WV)))
         kappa = 0.5 * beta * np.hypot(0.5 * (A - C), B)
         mu = np.arctan2(B, 0.5 * (A - C))
@@ -228,29 +234,53 @@ class SphericalBM:
 
 
 # --------------------------------------------------------------------- gradients for train
-class ExactSphericalGradient:
-    """``gradient(params, rng=None)``: the exact ascent direction of the mean log-likelihood
-    of the rows of ``data`` (K, N), on the sphere, at beta = 1 (``rng`` is ignored):
-    ``{"W": 1/2 (<x x^T>_data - <x x^T>_model)}``, Eq. 5.4 again."""
+def _second_moment(X: np.ndarray, diagonal: bool) -> np.ndarray:
+    """The mean of x x^T over the rows of X, or only its diagonal."""
+    return np.mean(X * X, axis=0) if diagonal else X.T @ X / len(X)
+
+
+class _DataOnSphere:
+    """The data (K, N), rows on the sphere, and its second moment (full or diagonal), once."""
 
     def __init__(self, data):
-        data = _check_sphere(data, "data")
-        self.C = data.T @ data / len(data)
+        self.data = _check_sphere(data, "data")
+        self._moments = {}
+
+    def _data_moment(self, diagonal: bool) -> np.ndarray:
+        if diagonal not in self._moments:
+            self._moments[diagonal] = _second_moment(self.data, diagonal)
+        return self._moments[diagonal]
+
+
+class ExactSphericalGradient(_DataOnSphere):
+    """``gradient(params, rng=None)``: the exact ascent direction of the mean log-likelihood
+    of the rows of ``data`` (K, N), on the sphere, at beta = 1 (``rng`` is ignored):
+    ``{"W": 1/2 (<x x^T>_data - <x x^T>_model)}``, Eq. 5.4 again.
+
+    ``params["W"]`` is (N, N), or (N,) for W = diag(w) in the coordinates of the data: then
+    the gradient is its diagonal, the whole gradient when the data covariance is diagonal too
+    (data in its eigenbasis: how notebook 06 trains at N = 1000, with no eigendecomposition).
+    """
 
     def __call__(self, params, rng=None) -> dict:
-        lam, U = np.linalg.eigh(params["W"])
-        return {"W": 0.5 * (self.C - (U * _solve(lam, 1.0)[1]) @ U.T)}
+        W = params["W"]
+        if W.ndim == 1:
+            model = _solve(W, 1.0)[1]
+        else:
+            lam, U = np.linalg.eigh(W)
+            model = (U * _solve(lam, 1.0)[1]) @ U.T
+        return {"W": 0.5 * (self._data_moment(W.ndim == 1) - model)}
 
 
-class PCDSphericalGradient:
-    """``gradient(params, rng)``: as :class:`ExactSphericalGradient`, but the model moment is
-    the mean of x x^T over ``n_chains`` persistent chains (default: one per data row), moved
-    by ``nu`` >= 1 heat-bath steps (:meth:`SphericalBM.heat_bath`) per update. ``X`` holds the
-    chains, None until the first call starts them at random data rows."""
+class PCDSphericalGradient(_DataOnSphere):
+    """``gradient(params, rng)``: as :class:`ExactSphericalGradient` (W of shape (N, N) or
+    (N,)), but the model moment is the mean of x x^T over ``n_chains`` persistent chains
+    (default: one per data row), moved by ``nu`` >= 1 heat-bath steps
+    (:meth:`SphericalBM.heat_bath`) per update. ``X`` holds the chains, None until the first
+    call starts them at random data rows."""
 
     def __init__(self, data, nu: int = 1, *, n_chains=None):
-        self.data = _check_sphere(data, "data")
-        self.C = self.data.T @ self.data / len(self.data)
+        super().__init__(data)
         self.nu = check_positive_int(nu, "nu")
         self.n_chains = (
             len(self.data) if n_chains is None else check_positive_int(n_chains, "n_chains")
@@ -260,7 +290,9 @@ class PCDSphericalGradient:
     def __call__(self, params, rng) -> dict:
         if not isinstance(rng, np.random.Generator):
             raise TypeError("PCDSphericalGradient draws random numbers: pass rng=...")
+        W = params["W"]
         if self.X is None:
             self.X = self.data[rng.integers(0, len(self.data), self.n_chains)]
-        self.X = _heat_bath(self.X, params["W"], self.nu, 1.0, rng)
-        return {"W": 0.5 * (self.C - self.X.T @ self.X / len(self.X))}
+        self.X = _heat_bath(self.X, W, self.nu, 1.0, rng)
+        diagonal = W.ndim == 1
+        return {"W": 0.5 * (self._data_moment(diagonal) - _second_moment(self.X, diagonal))}

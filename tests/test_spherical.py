@@ -340,10 +340,28 @@ def test_exact_training_matches_the_data_moments():
     data = teacher_data()
     grad = ExactSphericalGradient(data)
     res = train({"W": np.zeros((6, 6))}, grad, n_steps=150, lr=2.0)
-    np.testing.assert_allclose(SphericalBM(res.params["W"]).second_moment(), grad.C, atol=1e-6)
+    C = data.T @ data / len(data)
+    np.testing.assert_allclose(SphericalBM(res.params["W"]).second_moment(), C, atol=1e-6)
     assert (
         mean_log_likelihood(res.params["W"], data)
         > mean_log_likelihood(np.zeros((6, 6)), data) + 0.5
+    )
+
+
+def test_training_in_the_eigenbasis_of_the_data_is_training_W():
+    """From W = 0 with weight decay, the exact gradient keeps W diagonal in the eigenbasis U of
+    the data covariance: training the N eigenvalues on the rotated data (params W of shape (N,))
+    gives U diag(w) U^T, the W that training the whole matrix gives."""
+    data = teacher_data(K=40)
+    U = np.linalg.eigh(data.T @ data / len(data))[1]
+    kw = {"n_steps": 60, "lr": 1.0, "weight_decay": 0.05}
+    full = train({"W": np.zeros((6, 6))}, ExactSphericalGradient(data), **kw).params["W"]
+    w = train({"W": np.zeros(6)}, ExactSphericalGradient(data @ U), **kw).params["W"]
+    np.testing.assert_allclose(full, (U * w) @ U.T, atol=1e-10)
+    np.testing.assert_allclose(
+        ExactSphericalGradient(data @ U)({"W": w})["W"],
+        np.diag(U.T @ ExactSphericalGradient(data)({"W": full})["W"] @ U),
+        atol=1e-10,
     )
 
 
@@ -361,6 +379,18 @@ def test_pcd_with_many_steps_approaches_the_exact_gradient():
         se = 0.5 * pairs.std(axis=0).reshape(6, 6) / np.sqrt(len(pcd.X))
         errors[nu] = np.max(np.abs(G - exact) / se)
     assert errors[40] < 5 < 20 < errors[1], errors
+
+
+def test_pcd_with_a_diagonal_W():
+    """params W of shape (N,): the chains move under diag(w) and the estimate is the diagonal
+    one; after 40 steps per update it agrees with the exact diagonal gradient (z-scores)."""
+    data = teacher_data(K=20_000)
+    w = np.linspace(-0.5, 1.5, 6)
+    exact = ExactSphericalGradient(data)({"W": w})["W"]
+    pcd = PCDSphericalGradient(data, nu=40)
+    G = pcd({"W": w}, np.random.default_rng(26))["W"]
+    se = 0.5 * (pcd.X**2).std(axis=0) / np.sqrt(len(pcd.X))
+    assert G.shape == (6,) and np.all(np.abs((G - exact) / se) < 5)
 
 
 def test_pcd_starts_its_chains_at_all_data_rows():
