@@ -80,13 +80,11 @@ def _gaps(a: np.ndarray) -> tuple[float, np.ndarray]:
 
 def _newton(w: complex, v: float, d: np.ndarray, t: float) -> complex:
     """The point delta = z - z* of the path at v: the root of g(z) - g(z*) + v^2 near ``w``."""
-    settled = 0
     for _ in range(30):
         g = t * w - 0.5 * np.sum(np.log1p(w / d)) + v * v
         step = g / (t - 0.5 * np.sum(1.0 / (d + w)))
         w -= step
-        settled += abs(step) <= 1e-10 * abs(w + d.min())  # |z - z*| vs the top branch point
-        if settled == 2:  # one more step after convergence: round-off level
+        if abs(step) <= 1e-9 * abs(w + d.min()):  # converging quadratically: error ~ step^2
             return w
     raise RuntimeError("the steepest-descent path of the spherical machine was lost")
 
