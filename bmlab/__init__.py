@@ -32,7 +32,12 @@ from .panel import Panel
 from .plotting import GRAY, NAVY, ORANGE, save_figure, use_style
 from .rbm import RBM
 from .results import load_results
-from .spherical import PCDSphericalGradient, SphericalBM, spherical_moments
+from .spherical import (
+    ExactSphericalGradient,
+    PCDSphericalGradient,
+    SphericalBM,
+    spherical_moments,
+)
 
 __version__ = "0.1.0"
 
@@ -41,6 +46,7 @@ __all__ = [  # sorted; one name per concept (tests/test_api.py)
     "NAVY",
     "ORANGE",
     "RBM",
+    "ExactSphericalGradient",
     "GlauberRun",
     "HiddenMachine",
     "History",

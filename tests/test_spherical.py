@@ -456,7 +456,7 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match=r"\(m, 3\)"):
         model.heat_bath(np.ones((4, 2)), rng=rng)
     with pytest.raises(ValueError, match="n_steps"):
-        model.heat_bath(np.ones((4, 3)), -1, rng=rng)
+        model.heat_bath(np.ones((4, 3)), 0, rng=rng)
     with pytest.raises(ValueError, match="lam"):
         spherical_moments([1.0])
     with pytest.raises(ValueError, match="sphere"):
