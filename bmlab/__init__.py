@@ -29,6 +29,12 @@ from .learning import train
 from .plotting import GRAY, NAVY, ORANGE, save_figure, use_style
 from .rbm import RBM
 from .results import load_results
+from .spherical import (
+    ExactSphericalGradient,
+    PCDSphericalGradient,
+    SphericalBM,
+    spherical_moments,
+)
 
 __version__ = "0.1.0"
 
@@ -39,6 +45,9 @@ __all__ = [  # sorted; one name per concept
     "NAVY",
     "ORANGE",
     "RBM",
+    "ExactSphericalGradient",
+    "PCDSphericalGradient",
+    "SphericalBM",
     "ais_log_partition",
     "all_states",
     "boltzmann_probs",
@@ -55,6 +64,7 @@ __all__ = [  # sorted; one name per concept
     "parallel_tempering",
     "sample_exact",
     "save_figure",
+    "spherical_moments",
     "state_codes",
     "train",
     "use_style",
