@@ -522,7 +522,9 @@ print(
 )
 
 # %% [markdown]
-# That spread is why every fit above keeps the best of several starts.
+# The starts stuck at $\log 2$ stopped where the gradient vanishes, with a fit no better than
+# the fully visible machine's. That spread is why every fit above keeps the best of several
+# starts.
 #
 # ## 7 · Figure 5.4, redrawn
 #
@@ -575,9 +577,9 @@ bmlab.check("04.1", my_answer)
 # %% [markdown]
 # **2 · No biases.** Take a general machine with 2 hidden units for 3-bit parity, but switch
 # off *all* biases (`visible_bias=False, hidden_bias=False`). What can the best such machine
-# do with the data? Predict, then train it with `fit_from_starts`. *Your answer:* the probability
-# $p(v)$ that the best bias-free machine gives to the data string $v = (-,-,-)$, to 3
-# decimals. [worked solution](solutions/04_hidden_units_solutions.ipynb#Exercise-2)
+# do with the data? Predict, then train it with `fit_from_starts`. *Your answer:* the
+# probability $p(v)$ that the best bias-free machine gives to the data string $v = (-,-,-)$,
+# to 3 decimals. [worked solution](solutions/04_hidden_units_solutions.ipynb#Exercise-2)
 
 # %%
 my_answer = None  # p(---) of the best machine without biases, to 3 decimals
