@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy.optimize import brentq
 
 import bmlab
 from bmlab import exercises
@@ -104,9 +105,15 @@ def test_stored_hashes_match_answers_computed_independently():
     w = _triangle_weights(0.5, 0.5, 0.5)  # the triangle of exercises 01.1 and 02.1: J13 = +0.5
     Z = sum(w.values())
     assert check("01.1", w[(1, 1, 1)] / Z)  # p(+++), 3 decimals
-    assert check("02.1", Z)  # Z, 3 decimals
-    assert check("02.3", math.log2(1000))  # extra spins for a 1000x faster machine, 1 decimal
-    assert not check("02.3", math.log2(1000) + 0.1)
+    assert check("02.1", Z)  # Z, 2 decimals
+
+    def moment(J12):  # <s1 s2> of the lecture's loop, J23 = 0.5, J13 = -0.5, with direct bond J12
+        w = _triangle_weights(J12, 0.5, -0.5)
+        return sum(s[0] * s[1] * x for s, x in w.items()) / sum(w.values())
+
+    assert check("02.2", brentq(moment, 0.0, 1.0))  # the J12 that uncorrelates s1, s2; 3 decimals
+    assert check("02.3", math.log2(10_000))  # extra spins for a 10,000x faster machine, 2 decimals
+    assert not check("02.3", math.log2(10_000) + 0.01)
 
 
 def test_the_hash_format_is_fixed():
