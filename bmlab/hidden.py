@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping
+from functools import cached_property
 
 import numpy as np
 
 from ._checks import check_couplings, check_finite, check_positive_int, check_rng
-from .exact import _probs, empirical_distribution, moments_from_probs
+from .exact import _energy, codes_to_states, empirical_distribution
 
 #: Largest joint system (visible + hidden units) handled by exact enumeration.
 _N_MAX_JOINT = 16
@@ -138,9 +139,17 @@ class HiddenMachine:
             )
         return empirical_distribution(data)
 
+    @cached_property
+    def _states(self) -> np.ndarray:
+        """Every joint state s = (v, h), shape (2**N, N), in ``all_states`` order; built once,
+        since training asks for p(v, h) at every update."""
+        return codes_to_states(np.arange(2**self.n_units), self.n_units)
+
     def _joint(self, J: np.ndarray, theta: np.ndarray) -> np.ndarray:
         """p(v, h) as a (2**n_visible, 2**n_hidden) table, from checked ``J`` and ``theta``."""
-        p = _probs(J, theta, 1.0)
+        log_w = -_energy(self._states, J, theta)
+        p = np.exp(log_w - log_w.max())
+        p /= p.sum()
         return p.reshape(2**self.n_hidden, 2**self.n_visible).T
 
     def prob_joint(self, params) -> np.ndarray:
@@ -169,8 +178,8 @@ class HiddenMachine:
             direction; exact, so ``rng`` is ignored).
         """
         p_data = self._check_data(data)[:, None]
-        n = self.n_units
         seen = p_data > 0
+        S = self._states
 
         def exact_gradient(params, rng=None):
             J, theta = self.check_params(params)
@@ -178,7 +187,9 @@ class HiddenMachine:
             p_v = joint.sum(axis=1, keepdims=True)
             clamped = np.divide(joint * p_data, p_v, out=np.zeros_like(joint), where=seen)
             # moments are linear in the weights: clamped minus model in one sum over states
-            m, C = moments_from_probs((clamped - joint).T.ravel(), n)
+            q = (clamped - joint).T.ravel()
+            m = q @ S
+            C = (S.T * q) @ S
             return {"J": 0.5 * (C + C.T) * self.mask, "theta": m * self.bias_mask}
 
         return exact_gradient

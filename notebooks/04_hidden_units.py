@@ -15,29 +15,41 @@
 # %% [markdown]
 # # 04 · Hidden units: what they buy and what they cost
 #
-# Companion to Section 5.6 of the lecture (Figure 5.4). A fully visible Boltzmann machine can
-# only match first and second moments of its data. Here we add units that the data never
-# show, sum them out, and check on machines small enough to enumerate completely:
+# Companion to Section 5.6 of the lecture and its Figure 5.4. A fully visible Boltzmann
+# machine can only reproduce the means and pair correlations of its data (Eq. 5.6). Here we
+# give it units that the data never show, sum them out, and verify every step exactly, on
+# machines small enough to list all of their states.
 #
-# 1. how $p(v)$ arises from the joint distribution, and what $Z(v)$ is;
-# 2. that the learning rule keeps its "clamped minus model" shape (and collapses to Eq. 5.4);
-# 3. that hidden units fit parity, which no fully visible machine can;
-# 4. where that power comes from: interactions of order three, four, ... among the visibles;
-# 5. the price: a second expectation that is hard unless the machine is *restricted*;
-# 6. a second price: the log-likelihood is no longer concave;
-# 7. Figure 5.4, redrawn.
+# **What this notebook teaches**
+# - how $p(v)$ comes from the joint law of $(v, h)$, and what the clamped partition function
+#   $Z(v)$ is (Section 1);
+# - that the learning rule is still "clamped minus model", and turns back into Eq. 5.4 when
+#   the hidden units are removed (Section 2);
+# - that hidden units fit 3-bit parity, which no fully visible machine can (Section 3);
+# - where that power comes from: summing out a hidden unit creates interactions of order
+#   three, four, ... among the visibles (Section 4);
+# - the two prices: a clamped phase that needs $p(h\mid v)$, cheap only in a *restricted*
+#   machine (Section 5), and a log-likelihood that is no longer concave (Section 6);
+# - Figure 5.4, redrawn (Section 7).
 #
-# All units are $\pm 1$ spins here, with the energy of Eq. 5.1 over the whole system
-# $s = (v, h)$. (Notebook 05 switches to $\{0,1\}$ units; the two are related by
-# $s = 2x - 1$.) Every number below is exact: each function sums over all joint states.
+# **What it assumes**
+# - the energy of Eq. 5.1 and exact enumeration of all states (notebook 02);
+# - the fully visible gradient, Eq. 5.4, and the concavity of its log-likelihood (notebook 03);
+# - numpy: matrix products and broadcasting.
+#
+# Every number below is exact: each function sums over all joint states.
 
 # %% [markdown]
-# > **Notation.** All units are $\pm1$ spins: visibles $v_i$, hidden units $h_j$, together
-# > $s=(v,h)$. Here $h$ is a *hidden unit* -- not the local field $h_k$ of notebook 01. $J$
-# > couples all units (general machine) and $W_{ij}$ is its visible-hidden block (the only one a
-# > restricted machine keeps); $\theta$ holds the biases of all units. Notebook 05 uses $\{0,1\}$
-# > units $x=(s+1)/2$ with visible biases $a$ and hidden biases $b$ instead. States are listed in
-# > the order of `bmlab.all_states` (row $c$: unit $i$ is $+1$ exactly when bit $i$ of $c$ is 1).
+# > **Notation.** Every unit is a $\pm1$ spin: visible units $v_i$, hidden units $h_j$, and
+# > the joint state $s=(v,h)$, visibles first. The letter $h$ changes job in this notebook: in
+# > notebook 01, $h_k$ was the field a spin feels from its neighbours; from here on $h$ and
+# > $h_j$ are the unobserved units themselves, never a field. $J$ holds the couplings of
+# > the joint system (a general machine may couple any two units), $W_{ij}$ is its
+# > visible-hidden block (all that a restricted machine keeps), and $\theta$ the biases of all
+# > units; where the layers matter, $b_j$ is the bias of hidden unit $j$. Notebook 05 switches
+# > to $\{0,1\}$ units $x=(s+1)/2$, with visible biases $a$ and hidden biases $b$. States are
+# > listed in the order of `bmlab.all_states` (row $c$: unit $i$ is $+1$ exactly when bit $i$
+# > of $c$ is 1).
 
 # %%
 # On Colab or a fresh kernel without bmlab, install it first (does nothing where it is installed).
@@ -55,7 +67,7 @@ import numpy as np
 import bmlab
 from bmlab.data import parity
 from bmlab.hidden import HiddenMachine
-from bmlab.plotting import draw_network
+from bmlab.plotting import draw_network, state_labels
 from bmlab.widgets.hidden import hidden_training_panel
 
 bmlab.use_style()
@@ -65,26 +77,27 @@ rng = np.random.default_rng(SEED)
 # %% [markdown]
 # ## 1 · $p(v)$ by summing out the hidden units
 #
-# Give the machine a joint energy $E(v, h)$ and ask only about the visibles. The probability
-# of a visible string is the total weight of all its hidden completions,
+# The machine has one energy $E(v, h)$ for visibles and hidden units together, but we only
+# ask about the visibles. A visible string is as probable as all of its hidden completions
+# taken together:
 #
 # $$ p(v) = \frac{1}{Z}\sum_h e^{-E(v,h)} = \frac{Z(v)}{Z}, \qquad Z(v) = \sum_h e^{-E(v,h)} . $$
 #
-# $Z(v)$ is a partition function in its own right: the one of the hidden units alone, while
-# the visibles are held ("clamped") at $v$. Its logarithm is minus a free energy,
-# $F(v) = -\log Z(v)$, so $p(v) \propto e^{-F(v)}$. Summing $Z(v)$ over all $v$ gives back
-# the full $Z$.
+# $Z(v)$ is a partition function too, but a smaller one: its sum runs over the hidden
+# configurations only, with $v$ held fixed ("clamped"). Written as $Z(v) = e^{-F(v)}$, it
+# defines a free energy $F(v)$ of each visible string, and adding up $Z(v)$ over all $v$
+# returns the full $Z$.
 #
-# A general machine with 3 visible and 2 hidden units, random couplings. We compute $Z(v)$
-# literally, one visible string at a time, and compare with bmlab, which treats $(v, h)$ as
-# one fully visible machine of 5 units (`bmlab.log_partition`, `HiddenMachine.prob_joint`)
-# and then sums over $h$:
+# Take a general machine with 3 visible and 2 hidden units and random couplings. We compute
+# $Z(v)$ by brute force, one visible string at a time, and compare with bmlab, which treats
+# $(v, h)$ as one fully visible machine of 5 units (`bmlab.log_partition`,
+# `HiddenMachine.prob_joint`) and then sums over $h$:
 
 # %%
 machine = HiddenMachine(3, 2, restricted=False)
 params = machine.init_params(rng=rng, scale=0.8, bias_scale=0.3)
 J, theta = params["J"], params["theta"]
-V, H = bmlab.all_states(3), bmlab.all_states(2)       # every v, every h
+V, H = bmlab.all_states(3), bmlab.all_states(2)  # every v, every h
 
 
 def energy(s):
@@ -93,34 +106,36 @@ def energy(s):
 
 
 Z_v = np.array([sum(np.exp(-energy(np.concatenate([v, h]))) for h in H) for v in V])
-p_v = machine.prob_visible(params)                  # bmlab: row sums of p(v, h)
+p_v = machine.prob_visible(params)  # bmlab: row sums of p(v, h)
 
-print("sum_v Z(v) = Z:          ", np.isclose(Z_v.sum(), np.exp(bmlab.log_partition(J, theta)),
-                                              rtol=1e-12))
+Z = np.exp(bmlab.log_partition(J, theta))
+print("sum_v Z(v) = Z:          ", np.isclose(Z_v.sum(), Z, rtol=1e-12))
 print("Z(v) / Z = p(v) of bmlab:", np.allclose(Z_v / Z_v.sum(), p_v, atol=1e-14))
 print("p(v) sums to 1:          ", np.isclose(p_v.sum(), 1.0, atol=1e-12))
 print()
 print(" v      F(v)    p(v)")
-for v, F, p in zip(V, -np.log(Z_v), p_v, strict=True):
-    print("".join("+" if x > 0 else "-" for x in v), f"  {F:+.3f}  {p:.3f}")
+for label, F, p in zip(state_labels(3), -np.log(Z_v), p_v, strict=True):
+    print(label, f"  {F:+.3f}  {p:.3f}")
 
 # %% [markdown]
+# The lowest free energy goes with the most probable string: $p(v)$ falls as $F(v)$ rises.
+#
 # ## 2 · The gradient: clamped minus model
 #
-# Differentiate $\log p(v) = \log Z(v) - \log Z$ with respect to a visible–hidden coupling
-# $W_{ij}$. Both terms are logarithms of partition functions, so both derivatives are
-# averages of $v_i h_j$: the first under $p(h\mid v)$ with $v$ clamped to a training string,
-# the second under the free-running model. Averaged over the data,
+# Take the derivative of $\log p(v) = \log Z(v) - \log Z$ with respect to one visible–hidden
+# coupling $W_{ij}$. Each term is the logarithm of a partition function, and the derivative of
+# such a logarithm is an average of $v_i h_j$: for $\log Z(v)$ under $p(h\mid v)$, with $v$
+# fixed to a training string; for $\log Z$ under the machine running freely. Averaged over
+# the training strings,
 #
 # $$ \frac{\partial L}{\partial W_{ij}} = \langle v_i h_j\rangle_\text{clamped} - \langle v_i
 # h_j\rangle_\text{model}, $$
 #
-# where "clamped" means: draw $v$ from the data and $h$ from $p(h \mid v)$. The same holds
-# for every coupling $J_{ab}$ and bias $\theta_a$ of the joint system. Written out for the
-# machine above: the clamped phase enumerates $h$ for each training string, the free phase
-# enumerates $(v, h)$ jointly, and the gradient is their difference. bmlab's
-# `machine.gradient(data)` returns the same thing as a function of the parameters, which is
-# what `bmlab.train` calls at every step.
+# where "clamped" means: $v$ from the data, $h$ from $p(h \mid v)$. Every coupling $J_{ab}$
+# and bias $\theta_a$ of the joint system obeys the same rule. Below, for the machine above,
+# the clamped phase lists $h$ for each training string, the free phase lists $(v, h)$
+# together, and the gradient is the difference. bmlab's `machine.gradient(data)` returns the
+# same as a function of the parameters, the form `bmlab.train` calls at every step.
 
 # %%
 data = parity(3)  # the data set of Section 3, used here just as some training strings
@@ -134,183 +149,192 @@ def averages(S, weights):
 
 N = machine.n_units
 m_clamped, C_clamped = np.zeros(N), np.zeros((N, N))
-for v in data:                                      # clamped: v from the data, h ~ p(h | v)
+for v in data:  # clamped: v from the data, h ~ p(h | v)
     S_v = np.array([np.concatenate([v, h]) for h in H])
     m, C = averages(S_v, np.exp([-energy(s) for s in S_v]))
     m_clamped, C_clamped = m_clamped + m / len(data), C_clamped + C / len(data)
 S_all = np.array([np.concatenate([v, h]) for v in V for h in H])
-m_free, C_free = averages(S_all, np.exp([-energy(s) for s in S_all]))   # free: (v, h) ~ p(v, h)
-dJ = (C_clamped - C_free) * machine.mask            # no self-coupling: diagonal dropped
+m_free, C_free = averages(S_all, np.exp([-energy(s) for s in S_all]))  # free: (v, h) ~ p(v, h)
+dJ = (C_clamped - C_free) * machine.mask  # no self-coupling: diagonal dropped
 dtheta = m_clamped - m_free
 
-grad = machine.gradient(data)(params)
+grad = machine.gradient(data)(params, None)  # exact: the rng argument is ignored
 diff = max(np.abs(dJ - grad["J"]).max(), np.abs(dtheta - grad["theta"]).max())
 print(f"reference agrees with bmlab (max difference < 1e-10): {diff < 1e-10}")
 
 # %% [markdown]
-# Is "clamped minus model" really the slope of $L$? Nudge each $W_{ij}$ (that is, the pair
-# $J_{i,3+j} = J_{3+j,i}$) up and down and difference the exact log-likelihood:
+# Is "clamped minus model" really the slope of $L$? Nudge each $W_{ij}$ (the pair
+# $J_{i,3+j} = J_{3+j,i}$) up and down, and take the difference of the exact log-likelihood:
 
 # %%
-L = machine.metrics(data)["log_likelihood"]         # exact L(params), by enumeration
+L = machine.metrics(data)["log_likelihood"]  # exact L(params), by enumeration
 eps, fd = 1e-5, np.zeros((3, 2))
 for i, j in np.ndindex(3, 2):
     step = np.zeros((N, N))
     step[i, 3 + j] = step[3 + j, i] = eps
     fd[i, j] = (L({"J": J + step, "theta": theta}) - L({"J": J - step, "theta": theta})) / (2 * eps)
-print("dL/dW = finite differences of L to 1e-8:", np.abs(fd - dJ[:3, 3:]).max() < 1e-8)
+agree = np.abs(fd - dJ[:3, 3:]).max() < 1e-8
+print("finite differences agree with clamped minus model (1e-8):", agree)
 print("dL/dW (rows: visible i, columns: hidden j):")
 print(np.round(dJ[:3, 3:], 3))
 
 # %% [markdown]
-# Remove the hidden units and nothing is left to infer: the clamped average is the plain
-# data average, and the rule is Eq. 5.4 again. Check against the fully visible machinery of
-# `bmlab.exact`:
+# Without hidden units there is nothing to infer: the clamped average becomes the plain data
+# average, and the rule is Eq. 5.4 again. The check uses the fully visible moments of
+# `bmlab.exact_moments`:
 
 # %%
 visible_only = HiddenMachine(4, 0)
 p0 = visible_only.init_params(rng=rng, scale=0.7, bias_scale=0.3)
 some_data = bmlab.codes_to_states(rng.integers(0, 16, size=20), 4)
-g0 = visible_only.gradient(some_data)(p0)
+g0 = visible_only.gradient(some_data)(p0, None)
 mean_model, corr_model = bmlab.exact_moments(p0["J"], p0["theta"])
 eq54 = some_data.T @ some_data / len(some_data) - corr_model
 np.fill_diagonal(eq54, 0.0)
-print("no hidden units: gradient = Eq. 5.4 (data minus model) to 1e-12:",
-      np.allclose(g0["J"], eq54, atol=1e-12)
-      and np.allclose(g0["theta"], some_data.mean(axis=0) - mean_model, atol=1e-12))
+print(
+    "no hidden units: gradient = Eq. 5.4 (data minus model) to 1e-12:",
+    np.allclose(g0["J"], eq54, atol=1e-12)
+    and np.allclose(g0["theta"], some_data.mean(axis=0) - mean_model, atol=1e-12),
+)
 
 # %% [markdown]
 # ## 3 · Parity: a data set with no first or second moments
 #
-# The even-parity strings of 3 bits are the four strings with an even number of $+1$s.
-# Every unit is $+1$ half of the time and every pair agrees half of the time: the means and
-# pair correlations are exactly those of coin flips. A fully visible machine only "sees" those
-# moments (its optimum matches them, and the log-likelihood is concave, so the optimum is
-# unique), so the best it can do is the uniform distribution over all 8 strings. Half of that
-# mass lands on strings that never occur, and
+# The even-parity strings of 3 bits are the four strings with an even number of $+1$s. In
+# them each unit is $+1$ half of the time, and each pair agrees half of the time: means and
+# pair correlations are exactly those of fair coins. A fully visible machine matches those
+# moments and nothing more (its log-likelihood is concave, so the optimum is the single point
+# where they match), which here means the uniform distribution over all 8 strings. Half of
+# its mass then sits on strings that never occur, and
 # $\mathrm{KL}(p_\text{data}\,\|\,p_\text{model}) = \log 8 - \log 4 = \log 2$.
+#
+# `fit_from_starts` trains a machine with the exact gradient through `bmlab.train` (learning
+# rate 0.3, momentum 0.9) from several random starts and returns every run with its final
+# KL. The fully visible machine needs one start: its log-likelihood is concave.
 
 # %%
 D3 = parity(3)
-print("even-parity strings:", ["".join("+" if x > 0 else "-" for x in s) for s in D3])
-print("means all zero:", np.all(D3.mean(axis=0) == 0),
-      "| pair correlations all zero:", np.all((D3.T @ D3 / 4 - np.eye(3)) == 0))
+print("even-parity strings:", [state_labels(3)[c] for c in bmlab.state_codes(D3)])
+print(
+    "means all zero:",
+    np.all(D3.mean(axis=0) == 0),
+    "| pair correlations all zero:",
+    np.all((D3.T @ D3 / 4 - np.eye(3)) == 0),
+)
+
+LR, MOMENTUM = 0.3, 0.9
 
 
-
-def fit_best_of(machine, data, restarts=3, n_steps=1500):
-    """Train from `restarts` random starts with the exact gradient (rate 0.1, momentum 0.9);
-    return the run with the lowest final KL and the final KL of every run."""
-    kl = machine.metrics(data)["kl"]
-    runs = [bmlab.train(machine.init_params(rng=rng), machine.gradient(data), n_steps=n_steps,
-                        lr=0.1, momentum=0.9) for _ in range(restarts)]
-    final = np.array([kl(run.params) for run in runs])
-    return runs[np.argmin(final)], final
-
-
-fully_visible = HiddenMachine(3, 0)
-_, fv_kls = fit_best_of(fully_visible, D3, n_steps=600)
-print(f"fully visible, best of 3 restarts: KL = {fv_kls.min():.4f} nats "
-      f"(log 2 = {np.log(2):.4f}); equals log 2 to 1e-6:",
-      abs(fv_kls.min() - np.log(2)) < 1e-6)
-
-# %% [markdown]
-# Now the same strings with hidden units. Two architectures (Figure 5.4): a *general*
-# machine with a single hidden unit (its visibles are also coupled to each other), and a
-# *restricted* machine with three hidden units and couplings only between the layers. Each
-# is trained with the exact gradient through `bmlab.train` (learning rate 0.1, momentum 0.9,
-# 1500 steps), best of 3 random starts (`fit_best_of` above; Section 6 explains why several
-# starts). The KL can only approach zero as couplings grow without bound, so we ask for
-# KL < 0.01.
-
-# %%
-RESTARTS, STEPS = 3, 1500
-architectures = {"general, 1 hidden unit": HiddenMachine(3, 1, restricted=False),
-                 "restricted, 3 hidden units": HiddenMachine(3, 3, restricted=True)}
-fits = {}
-for name, m in architectures.items():
-    fits[name], kls = fit_best_of(m, D3, RESTARTS, STEPS)
-    print(f"{name:27s} best of {RESTARTS}: KL = {kls.min():.3f} nats; "
-          f"KL < 0.01: {kls.min() < 0.01}")
-
-# %% [markdown]
-# How many hidden units does each architecture need? The sweep below trains every
-# combination (0–4 hidden units, general and restricted, best of 3 starts each; about 5 s).
-
-# %%
-hidden_counts = range(5)
-sweep = {}
-for restricted in (False, True):
-    sweep[restricted] = [
-        fit_best_of(HiddenMachine(3, k, restricted=restricted), D3, RESTARTS, STEPS)[1].min()
-        for k in hidden_counts
+def fit_from_starts(m, data, starts, n_steps):
+    """Train machine m from `starts` random starts with the exact gradient; return the runs
+    (bmlab.TrainResult) and the final KL of each, in nats."""
+    gradient, kl = m.gradient(data), m.metrics(data)["kl"]
+    runs = [
+        bmlab.train(m.init_params(rng=rng), gradient, n_steps=n_steps, lr=LR, momentum=MOMENTUM,
+                    record_every=n_steps)
+        for _ in range(starts)
     ]
+    return runs, np.array([kl(run.params) for run in runs])
+
+
+_, fv_kl = fit_from_starts(HiddenMachine(3, 0), D3, starts=1, n_steps=300)
+print(
+    f"fully visible, one start: KL = {fv_kl[0]:.4f} nats (log 2 = {np.log(2):.4f}); "
+    "equals log 2 to 1e-6:",
+    abs(fv_kl[0] - np.log(2)) < 1e-6,
+)
+
+# %% [markdown]
+# Now the same strings with hidden units, in the two architectures of Figure 5.4: a
+# *general* machine (its visibles are also coupled to each other, and its hidden units too)
+# and a *restricted* one (couplings only between the layers). How many hidden units does each
+# need? We train both with 0 to 4 hidden units, 500 steps from each of 3 starts, keep the best
+# start, and call a fit good when its KL is below 0.01. (The KL only reaches zero as the
+# couplings grow without bound, so a threshold is needed.)
+
+# %%
+STARTS, STEPS = 3, 500
+hidden_counts = range(5)
+fits, best_kl = {}, {False: [], True: []}  # fits keyed by (restricted, number of hidden units)
+for restricted in (False, True):
+    for k in hidden_counts:
+        runs, kls = fit_from_starts(HiddenMachine(3, k, restricted=restricted), D3, STARTS, STEPS)
+        fits[restricted, k] = runs[np.argmin(kls)]
+        best_kl[restricted].append(kls.min())
+best_kl = {r: np.array(kls) for r, kls in best_kl.items()}
+
 print("hidden units:        ", "  ".join(f"{k:5d}" for k in hidden_counts))
 for restricted, label in ((False, "general"), (True, "restricted")):
-    print(f"KL, {label:11s}      ", "  ".join(f"{kl:5.3f}" for kl in sweep[restricted]))
+    print(f"KL, {label:11s}      ", "  ".join(f"{kl:5.3f}" for kl in best_kl[restricted]))
+for restricted, label in ((False, "general"), (True, "restricted")):
+    fewest = int(np.argmax(best_kl[restricted] < 0.01))
+    print(f"{label}: fewest hidden units with KL < 0.01: {fewest}")
 
-fig, ax = plt.subplots(figsize=(6, 3.4))
-ax.plot(hidden_counts, sweep[False], "o-", color=bmlab.NAVY, label="general")
-ax.plot(hidden_counts, sweep[True], "s-", color=bmlab.ORANGE, label="restricted")
+fig, ax = plt.subplots(figsize=(6, 3.4), layout="constrained")
+ax.plot(hidden_counts, best_kl[False], "o-", color=bmlab.NAVY, label="general")
+ax.plot(hidden_counts, best_kl[True], "s-", color=bmlab.ORANGE, label="restricted")
 ax.axhline(np.log(2), color=bmlab.GRAY, ls="--", lw=1)
 ax.text(4, np.log(2) * 1.15, "log 2: best fully visible machine", color=bmlab.GRAY,
         ha="right", fontsize=9)
 ax.axhline(0.01, color=bmlab.GRAY, ls=":", lw=1)
+ax.text(4, 0.01 * 0.85, "good fit: KL < 0.01", color=bmlab.GRAY, ha="right", va="top", fontsize=9)
 ax.set_yscale("log")
 ax.set_xticks(list(hidden_counts))
 ax.set_xlabel("number of hidden units")
-ax.set_ylabel("KL(p_data || p_model), nats")
+ax.set_ylabel(r"$\mathrm{KL}(p_\mathrm{data}\,\|\,p_\mathrm{model})$, nats")
 ax.set_title("3-bit parity, exact training, best of 3 starts")
-ax.legend(loc="center right")
+ax.legend(loc="upper right", bbox_to_anchor=(1.0, 0.88))
 plt.show()
 
 # %% [markdown]
-# **What to look for:** both curves start on the dashed $\log 2$ line; the navy one drops below the
-# dotted 0.01 at
-# one hidden unit, the orange one only at three.
+# **What to look for:** both curves start on the dashed $\log 2$ line; the navy one falls below
+# the dotted 0.01 line at one hidden unit, the orange one only at three.
+#
+# With no hidden units both machines stay at $\log 2$ (the restricted one then has no
+# couplings at all, only biases). One hidden unit is enough for the general machine, whose
+# visibles also interact directly; the restricted machine needs three, and with one or two it
+# stays far above zero.
 
 # %% [markdown]
-# With no hidden units both curves sit at $\log 2$ (the restricted machine with no hidden
-# units has no couplings at all). One hidden unit is enough for the general machine, whose
-# visibles also talk to each other directly; the restricted machine needs three before the
-# fit succeeds, and with one or two it stays far above zero.
-#
 # ## 4 · Where the power comes from: interactions of every order
 #
-# Any function of $n$ spins $\pm 1$ can be written as a sum of products of spins,
+# Every function of $n$ spins $\pm 1$ is a sum of products of spins,
 #
 # $$ \log p(v) = c_\varnothing + \sum_i c_i v_i + \sum_{i<j} c_{ij} v_i v_j + \sum_{i<j<k} c_{ijk}
 # v_i v_j v_k + \dots , $$
 #
-# (the Walsh or Fourier expansion; $c_A = 2^{-n}\sum_v \log p(v) \prod_{i\in A} v_i$). A fully
-# visible machine has only the first three kinds of term, up to pairs. Summing out one
-# hidden unit with couplings $w$ and bias $b$ gives the factor $2\cosh(b + w\cdot v)$, and its
-# logarithm is not a polynomial of degree two: it contains terms of every order.
+# with one coefficient per subset $A$ of the units, $c_A = 2^{-n}\sum_v \log p(v) \prod_{i\in A}
+# v_i$ (the Walsh, or Fourier, expansion). A fully visible machine has terms up to pairs and
+# no further. Summing out one hidden unit with couplings $w$ and bias $b$ multiplies $p(v)$ by
+# $2\cosh(b + w\cdot v)$, and the logarithm of that factor is no polynomial of degree two: it
+# has terms of every order.
 #
-# The coefficients are one matrix product: row $A$ of `bmlab.all_states(n)` doubles as the
-# subset $A$ (unit $i$ belongs to $A$ where the row holds $+1$). One hidden unit on 4
-# visibles, no biases anywhere:
+# All coefficients come from one matrix product: row $A$ of `bmlab.all_states(n)` also serves
+# as the subset $A$ (unit $i$ belongs to $A$ where the row holds $+1$). Below, one hidden unit
+# on 4 visibles, with no biases anywhere:
 
 # %%
 def walsh_coefficients(f, n):
     """c_A = 2^-n sum_v f(v) prod_{i in A} v_i for every subset A; also the orders |A|."""
-    V_n = bmlab.all_states(n)                       # the states v, in all_states order
-    in_A = V_n > 0                                  # row A: the members of subset A
-    chi = np.where(in_A[:, None, :], V_n[None, :, :], 1).prod(axis=2)   # chi[A, v]
+    V_n = bmlab.all_states(n)  # the states v, in all_states order
+    in_A = V_n > 0  # row A: the members of subset A
+    chi = np.where(in_A[:, None, :], V_n[None, :, :], 1).prod(axis=2)  # chi[A, v]
     return chi @ f / 2**n, in_A.sum(axis=1)
 
 
 w = np.array([0.9, -0.7, 0.5, 1.1])
 J_w = np.zeros((5, 5))
-J_w[:4, 4] = J_w[4, :4] = w                         # W: the hidden unit's couplings
+J_w[:4, 4] = J_w[4, :4] = w  # W: the hidden unit's couplings
 one_unit = HiddenMachine(4, 1, restricted=True, visible_bias=False, hidden_bias=False)
 c, order = walsh_coefficients(np.log(one_unit.prob_visible({"J": J_w, "theta": np.zeros(5)})), 4)
 size = np.array([np.abs(c[order == k]).max() for k in range(1, 5)])
 print("largest |c_A| by order 1..4:", np.round(size, 4))
 print("4-body term c_1234 (of v1 v2 v3 v4) =", f"{c[15]:+.4f}")
 V4 = bmlab.all_states(4)
-print("c_1234 = 2^-4 sum_v v1 v2 v3 v4 log 2cosh(w.v) to 1e-12:",
-      abs(c[15] - np.mean(V4.prod(axis=1) * np.log(2 * np.cosh(V4 @ w)))) < 1e-12)
+print(
+    "c_1234 = 2^-4 sum_v v1 v2 v3 v4 log 2cosh(w.v) to 1e-12:",
+    abs(c[15] - np.mean(V4.prod(axis=1) * np.log(2 * np.cosh(V4 @ w)))) < 1e-12,
+)
 print("odd orders vanish (|c| < 1e-12) without biases:", size[0] < 1e-12 and size[2] < 1e-12)
 
 with_bias = HiddenMachine(4, 1, restricted=True, visible_bias=False)
@@ -321,49 +345,54 @@ for A in np.flatnonzero(order == 3):
     print("  " + "".join(f"v{i + 1}" for i in range(4) if A >> i & 1), f"{c_b[A]:+.4f}")
 
 # %% [markdown]
-# Why only even orders without biases: flipping every spin, visible and hidden, leaves a
-# purely pairwise energy unchanged, so $p(v) = p(-v)$ and $\log p$ is an even function of
-# $v$. Biases are the only terms that break this symmetry, and with them the odd orders
-# appear. (Consequence for 3-bit parity, whose strings all flip into *odd* strings: a machine
-# without biases cannot fit it, however many hidden units it has. See exercise 2.)
+# Why only even orders without biases? Flipping every spin, visible and hidden, leaves a
+# purely pairwise energy unchanged, so $p(v) = p(-v)$, and $\log p$ is an even function of
+# $v$. Only biases break that symmetry, and with a bias the odd orders appear. (What this
+# means for 3-bit parity is exercise 2.)
 #
-# The trained general machine of Section 3 (one hidden unit) shows what the fit needed: the
-# expansion of its $\log p(v)$ is dominated by the single 3-body term $v_1 v_2 v_3$, the very
-# term that tells even strings from odd ones.
+# The general machine with one hidden unit trained in Section 3 shows what the fit needed:
+# the expansion of its $\log p(v)$ is dominated by the one 3-body term $v_1 v_2 v_3$, exactly
+# the product that tells even strings from odd ones.
 
 # %%
-trained = architectures["general, 1 hidden unit"]
-p_fit = trained.prob_visible(fits["general, 1 hidden unit"].params)
+p_fit = HiddenMachine(3, 1).prob_visible(fits[False, 1].params)
 c_fit, orders = walsh_coefficients(np.log(p_fit), 3)
-print("orders 1 and 2, largest |c|:",
-      np.round([np.abs(c_fit[orders == k]).max() for k in (1, 2)], 2),
-      "| 3-body c_123 =", f"{c_fit[7]:+.2f}")
+print(
+    "orders 1 and 2, largest |c|:",
+    np.round([np.abs(c_fit[orders == k]).max() for k in (1, 2)], 2),
+    "| 3-body c_123 =",
+    f"{c_fit[7]:+.2f}",
+)
 
-labels = ["const" if a == 0 else "".join(f"v{i + 1}" for i in range(3) if a >> i & 1)
-          for a in range(8)]
+labels = [
+    "const" if a == 0 else "$" + "".join(f"v_{i + 1}" for i in range(3) if a >> i & 1) + "$"
+    for a in range(8)
+]
 order_of = np.argsort(orders, kind="stable")[1:]  # skip the constant (it holds -log Z)
-fig, ax = plt.subplots(figsize=(6, 3))
-ax.bar(range(7), c_fit[order_of], color=[bmlab.ORANGE if orders[a] == 3 else bmlab.NAVY
-                                          for a in order_of])
+fig, ax = plt.subplots(figsize=(6, 3), layout="constrained")
+ax.bar(
+    range(7),
+    c_fit[order_of],
+    color=[bmlab.ORANGE if orders[a] == 3 else bmlab.NAVY for a in order_of],
+)
 ax.set_xticks(range(7), [labels[a] for a in order_of])
 ax.axhline(0, color="k", lw=0.6)
-ax.set_ylabel("coefficient in log p(v)")
+ax.set_ylabel(r"coefficient $c_A$ in $\log p(v)$")
 ax.set_title("trained machine on 3-bit parity: multi-spin terms")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** the orange three-body bar dwarfs the navy one- and two-body bars: parity
-# lives entirely
-# in the $v_1v_2v_3$ term.
+# **What to look for:** the orange three-body bar dwarfs the navy one- and two-body bars:
+# the fit put parity into the $v_1v_2v_3$ term alone.
 
 # %% [markdown]
 # ## 5 · The price: a second hard expectation
 #
-# The clamped average needs $p(h \mid v)$ for every training string. In a general machine
-# the hidden units are coupled to each other, so with $v$ clamped they still form an
-# interacting system: $p(h\mid v)$ does not split into a product over units, and computing it
-# means summing over all $2^{N_h}$ hidden configurations, for every data point, at every
-# step. We compare the exact conditional with the product of its own one-unit marginals.
+# The clamped average needs $p(h \mid v)$ for every training string. In a general machine the
+# hidden units are coupled to each other, so with $v$ clamped they still interact: $p(h\mid v)$
+# is not a product over the units, and computing it means a sum over all $2^{N_h}$ hidden
+# configurations, for every data point, at every step. We compare the exact conditional with
+# the product of its own one-unit marginals.
 
 # %%
 H_all = bmlab.all_states(3)
@@ -377,7 +406,7 @@ def conditional(m, p):
 
 def product_of_marginals(cond):
     """prod_j p(h_j | v) from the exact one-unit means <h_j | v>, for all v and h."""
-    means = cond @ H_all                                  # (8 visible strings, 3 units)
+    means = cond @ H_all  # (8 visible strings, 3 units)
     return np.prod((1 + H_all[None, :, :] * means[:, None, :]) / 2, axis=2)
 
 
@@ -388,42 +417,47 @@ pr = restricted.init_params(rng=rng, scale=0.8, bias_scale=0.3)
 cond_g, cond_r = conditional(general, pg), conditional(restricted, pr)
 gap_g = np.abs(cond_g - product_of_marginals(cond_g)).max()
 gap_r = np.abs(cond_r - product_of_marginals(cond_r)).max()
-print(f"general:    max |p(h|v) - prod_j p(h_j|v)| = {gap_g:.3f}  "
-      f"({'factorizes' if gap_g < 1e-12 else 'does not factorize'})")
+print(
+    f"general:    max |p(h|v) - prod_j p(h_j|v)| = {gap_g:.3f}  "
+    f"({'factorizes' if gap_g < 1e-12 else 'does not factorize'})"
+)
 print(f"restricted: max |p(h|v) - prod_j p(h_j|v)| < 1e-12: {gap_r < 1e-12}")
 for n_h in (10, 30, 100):
     print(f"general machine, N_h = {n_h:3d}: 2^N_h = {2**n_h:.3g} hidden states per data point")
 
 # %% [markdown]
-# In the restricted machine each hidden unit sees only the visibles, so once they are fixed
-# the hidden units are independent two-state systems in a field, with
-# $\langle h_j \mid v\rangle = \tanh\big(b_j + \sum_i W_{ij} v_i\big)$. The whole clamped
-# phase is then one vectorised line, with no sum over hidden configurations:
+# In the restricted machine a hidden unit is coupled to visibles only, so once they are fixed
+# the hidden units are independent two-state systems, each in its own field, with
+# $\langle h_j \mid v\rangle = \tanh\big(b_j + \sum_i W_{ij} v_i\big)$. The whole clamped phase
+# is then one vectorised line, with no sum over hidden configurations:
 
 # %%
 W, b = pr["J"][:3, 3:], pr["theta"][3:]
-clamped_vh = D3.T @ np.tanh(D3 @ W + b) / len(D3)                # <v_i h_j>_clamped, one line
-enumerated = D3.T @ (cond_r[bmlab.state_codes(D3)] @ H_all) / len(D3)   # sum over all 2^N_h h
-print("one-line clamped phase = enumeration over all 2^N_h hidden states:",
-      np.allclose(clamped_vh, enumerated, atol=1e-13))
+clamped_vh = D3.T @ np.tanh(D3 @ W + b) / len(D3)  # <v_i h_j>_clamped, one line
+enumerated = D3.T @ (cond_r[bmlab.state_codes(D3)] @ H_all) / len(D3)  # sum over all 2^N_h h
+print(
+    "one-line clamped phase = enumeration over all 2^N_h hidden states:",
+    np.allclose(clamped_vh, enumerated, atol=1e-13),
+)
 
 # %% [markdown]
 # ## 6 · The second price: the landscape is no longer concave
 #
-# For the fully visible machine, $L$ is concave (notebook 03): along any straight line in
-# parameter space it bends downward only, so there is a single hill. Hidden units have no
-# names, though. Swap the labels of two hidden units of a trained machine, with their
-# couplings and biases: the result is a *different* parameter vector describing *the same*
-# $p(v)$, so it has the same $L$. Walk in a straight line from one to the other. A concave
-# function would stay at least as high as both ends; here it drops in the middle.
+# For the fully visible machine $L$ is concave (notebook 03): along every straight line in
+# parameter space it only bends down, so it has a single hill. Hidden units, though, carry no
+# names. Take the restricted machine with three hidden units trained in Section 3 and swap the
+# labels of two of them, couplings and biases included: that is a *different* parameter vector
+# for *the same* $p(v)$, so it has the same $L$. Flipping the sign of one hidden unit together
+# with its couplings and bias does the same. On the straight line from a machine to such a
+# copy, a concave function would stay at least as high as at both ends; here it drops in the
+# middle.
 
 # %%
-two_hidden = HiddenMachine(3, 2, restricted=False)
-best2, _ = fit_best_of(two_hidden, D3, RESTARTS, STEPS)
-start = best2.params
-swap = [0, 1, 2, 4, 3]                              # units v1 v2 v3 h2 h1: relabel h1 <-> h2
+rbm_3 = HiddenMachine(3, 3, restricted=True)
+start = fits[True, 3].params  # the best restricted machine with 3 hidden units of Section 3
+swap = [0, 1, 2, 4, 3, 5]  # units v1 v2 v3 h2 h1 h3: relabel h1 <-> h2
 swapped = {"J": start["J"][np.ix_(swap, swap)], "theta": start["theta"][swap]}
-sign = np.array([1, 1, 1, -1, 1])                   # h1 -> -h1, with its couplings and bias
+sign = np.array([1, 1, 1, -1, 1, 1])  # h1 -> -h1, with its couplings and bias
 flipped = {"J": start["J"] * np.outer(sign, sign), "theta": start["theta"] * sign}
 
 
@@ -432,23 +466,27 @@ def along(L, a, b, t):
     return np.array([L({k: (1 - tk) * a[k] + tk * b[k] for k in a}) for tk in t])
 
 
-t = np.linspace(-0.25, 1.25, 61)                    # t[30] = 0.5, the midpoint
-L_D3 = two_hidden.metrics(D3)["log_likelihood"]
+t = np.linspace(-0.25, 1.25, 61)  # t[30] = 0.5, the midpoint
+L_D3 = rbm_3.metrics(D3)["log_likelihood"]
 L_swap, L_flip = along(L_D3, start, swapped, t), along(L_D3, start, flipped, t)
 L_end = L_D3(start)
 print("same L at both ends (relabelled machine):", np.isclose(L_end, L_D3(swapped), atol=1e-12))
 for name, curve in (("swap h1 <-> h2", L_swap), ("flip the sign of h1", L_flip)):
     dip = L_end - curve[30]
-    print(f"{name:20s}: L at the midpoint is {dip:.2f} nats below both ends "
-          f"(non-concave: {dip > 1e-3})")
+    print(
+        f"{name:20s}: L at the midpoint is {dip:.2f} nats below both ends "
+        f"(non-concave: {dip > 1e-3})"
+    )
 
 fully = HiddenMachine(3, 0)
 qa, qb = fully.init_params(rng=rng, scale=1.5), fully.init_params(rng=rng, scale=1.5)
 L_fv = along(fully.metrics(D3)["log_likelihood"], qa, qb, t)
-print("fully visible slice: second differences all <= 0 (concave):",
-      np.all(np.diff(L_fv, 2) <= 1e-12))
+print(
+    "fully visible slice: second differences all <= 0 (concave):",
+    np.all(np.diff(L_fv, 2) <= 1e-12),
+)
 
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.2))
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.4), layout="constrained")
 ax1.plot(t, L_swap, color=bmlab.NAVY, label="swap two hidden units")
 ax1.plot(t, L_flip, color=bmlab.ORANGE, label="flip one hidden unit")
 ax1.axvline(0, color=bmlab.GRAY, lw=0.8)
@@ -456,30 +494,43 @@ ax1.axvline(1, color=bmlab.GRAY, lw=0.8)
 ax1.set_xlabel("t  (0: trained machine, 1: its relabelled copy)")
 ax1.set_ylabel("L, nats")
 ax1.set_title("with hidden units: two peaks, a valley")
-ax1.legend(fontsize=8, loc="lower center")
+ax1.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2)
 ax2.plot(t, L_fv, color=bmlab.NAVY)
 ax2.set_xlabel("t  (between two random parameter points)")
 ax2.set_title("fully visible: concave (notebook 03)")
-fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# **What to look for:** on the left, equal heights at $t=0$ and $t=1$ with a valley between them; on
-# the right,
-# a single hump with no valley.
+# **What to look for:** on the left, equal heights at $t=0$ and $t=1$ with a valley between
+# them; on the right, a single hump with no valley.
+#
+# A machine with $N_h$ hidden units has up to $N_h!\,2^{N_h}$ equivalent copies of each
+# solution (relabellings and sign flips), so its landscape has many equally good peaks with
+# valleys between them. Gradient ascent still climbs one of them, but "every local maximum is
+# global" no longer holds: different starts can stop at different heights. The restricted
+# machine with one hidden unit shows it; here it is trained from 10 starts:
+
+# %%
+restricted_1 = HiddenMachine(3, 1, restricted=True)
+runs, kls = fit_from_starts(restricted_1, D3, starts=10, n_steps=STEPS)
+print("restricted, 1 hidden unit, final KL of 10 starts:", *[f"{x:.3f}" for x in np.sort(kls)])
+stuck = [run.params for run, kl in zip(runs, kls, strict=True) if abs(kl - np.log(2)) < 1e-3]
+g_stuck = [restricted_1.gradient(D3)(p, None) for p in stuck]
+print(
+    f"starts that stopped at KL = log 2: {len(stuck)} of 10; gradient there below 1e-4:",
+    all(np.abs(g[key]).max() < 1e-4 for g in g_stuck for key in g),
+)
 
 # %% [markdown]
-# A machine with $N_h$ hidden units has up to $N_h!\,2^{N_h}$ equivalent copies of each
-# solution (relabellings and sign flips), so the landscape has many equally good peaks with
-# valleys between them. Gradient ascent still climbs one of them, but "every local maximum is
-# global" is no longer guaranteed: different starts can end on peaks of different height,
-# which is why every fit above reports the best of several starts.
+# The starts stuck at $\log 2$ stopped where the gradient vanishes, with a fit no better than
+# the fully visible machine's. That spread is why every fit above keeps the best of several
+# starts.
 #
 # ## 7 · Figure 5.4, redrawn
 #
 # Left, the general machine: couplings everywhere, within each layer too. Right, the
-# restricted machine: only between the layers, which is exactly what made the clamped phase
-# of Section 5 a one-liner.
+# restricted machine: couplings only between the layers, the property that turned the
+# clamped phase of Section 5 into a single line.
 
 # %%
 fig, (ax_g, ax_r) = plt.subplots(1, 2, figsize=(9, 3.4))
@@ -490,14 +541,14 @@ bmlab.save_figure(fig, "fig5.4_general_vs_restricted")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** the lines inside each layer on the left, and their absence on the right.
+# **What to look for:** the arcs inside each layer on the left, and their absence on the right.
 
 # %% [markdown]
 # ## Try it: train with hidden units
 #
 # Pick a data set, a machine and a number of hidden units, then press **Run**. The gray bars
-# are the data, the navy bars the trained model's $p(v)$; the right panel shows the KL during
-# training. Things to try: parity with 0, 1, 2, 3 hidden units in each architecture; one-hot
+# are the data, the navy bars the trained model's $p(v)$; the right panel follows the KL
+# during training. To try: parity with 0, 1, 2, 3 hidden units in each architecture; one-hot
 # strings, which a fully visible ("general", 0 hidden) machine already fits.
 
 # %% tags=["nbval-ignore-output"]
@@ -509,66 +560,71 @@ panel
 #
 # Each exercise ends in a check cell: replace `None` by your answer (a number, to the
 # precision asked) and run the cell. `bmlab.check` replies `correct`, or `not yet` with a
-# hint; it never shows the answer. A worked solution follows each check cell, collapsed:
-# click the `…` (or the bar at the cell's left) to show it, then run it.
-
-# %% [markdown]
+# hint; it never shows the answer. The worked solutions are in a notebook of their own,
+# [solutions/04_hidden_units_solutions.ipynb](solutions/04_hidden_units_solutions.ipynb):
+# open it after you have tried.
+#
 # **1 · Two-bit parity.** Even parity of *two* bits is the pair $\{(+,+), (-,-)\}$. Can a
-# fully visible machine fit it? Predict, then check with
-# `fit_best_of(HiddenMachine(2, 0), parity(2), ...)`. *Your answer:* the KL (nats) of the
-# fully visible machine with $J_{12} = 2$ and no biases, to 3 decimals.
+# fully visible machine fit it? Predict, then try
+# `fit_from_starts(HiddenMachine(2, 0), parity(2), 1, STEPS)`. *Your answer:* the KL (nats)
+# of the fully visible machine with $J_{12} = 2$ and no biases, to 3 decimals.
+# [worked solution](solutions/04_hidden_units_solutions.ipynb#Exercise-1)
 
 # %%
 my_answer = None  # KL(p_data || p_model) for J12 = 2, theta = 0, to 3 decimals
 bmlab.check("04.1", my_answer)
 
-# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
-# Solution 1. Here the pair correlation is +1, a second moment, so a single coupling J_12 > 0
-# pushes the mass onto the two aligned strings: no hidden units needed. The KL falls like
-# log(1 + e^{-2 J12}) as J12 grows.
-_, kls_2bit = fit_best_of(HiddenMachine(2, 0), parity(2), restarts=1)
-print("2-bit parity, fully visible: KL < 0.01:", kls_2bit.min() < 0.01)
-answer = HiddenMachine(2, 0).metrics(parity(2))["kl"]({"J": np.array([[0.0, 2.0], [2.0, 0.0]]),
-                                                        "theta": np.zeros(2)})
-print(f"KL at J12 = 2: {answer:.3f} nats")
-assert bmlab.check("04.1", answer)
-
 # %% [markdown]
 # **2 · No biases.** Take a general machine with 2 hidden units for 3-bit parity, but switch
-# off *all* biases (`visible_bias=False, hidden_bias=False`). What KL do you expect after
-# training, and why? Check it. *Your answer:* the best KL (nats), to 3 decimals.
+# off *all* biases (`visible_bias=False, hidden_bias=False`). What can the best such machine
+# do with the data? Predict, then train it with `fit_from_starts`. *Your answer:* the
+# probability $p(v)$ that the best bias-free machine gives to the data string $v = (-,-,-)$,
+# to 3 decimals. [worked solution](solutions/04_hidden_units_solutions.ipynb#Exercise-2)
 
 # %%
-my_answer = None  # best KL without biases, to 3 decimals
+my_answer = None  # p(---) of the best machine without biases, to 3 decimals
 bmlab.check("04.2", my_answer)
 
-# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
-# Solution 2. Without biases p(v) = p(-v) (Section 4), and flipping an even 3-bit string gives
-# an odd one. So every model of this kind puts exactly half of its mass on strings that never
-# occur; the best it can do is spread the other half evenly, 1/8 per string: KL = log 2 again.
-no_bias = HiddenMachine(3, 2, restricted=False, visible_bias=False, hidden_bias=False)
-_, kls_nb = fit_best_of(no_bias, D3)
-answer = kls_nb.min()
-print(f"no biases: best KL = {answer:.4f} nats; equals log 2 to 1e-3:",
-      abs(answer - np.log(2)) < 1e-3)
-assert bmlab.check("04.2", answer)
-
 # %% [markdown]
-# **3 · The midpoint.** In Section 6, the line to the *sign-flipped* copy passes through
-# $t = 1/2$. What is special about the machine at that midpoint? Inspect its couplings of
-# hidden unit 1. *Your answer:* how many hidden units of the midpoint machine are connected
-# to anything (a whole number)?
+# **3 · The midpoint.** In Section 6, the line from the trained restricted machine (three
+# hidden units) to its copy with $h_1$ sign-flipped passes through $t = 1/2$. What is special
+# about the machine at that midpoint? Look at the couplings and the bias of $h_1$ there.
+# *Your answer:* how many hidden units of the midpoint machine are connected to anything (a
+# whole number)?
+# [worked solution](solutions/04_hidden_units_solutions.ipynb#Exercise-3)
 
 # %%
 my_answer = None  # connected hidden units at t = 1/2 (a whole number)
 bmlab.check("04.3", my_answer)
 
-# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
-# Solution 3. Flipping h1 negates its couplings and bias; the average of w and -w is 0, so at
-# t = 1/2 hidden unit 1 is disconnected from everything: the midpoint is a machine with one
-# hidden unit fewer, which fits parity worse than the trained one.
-mid = {k: 0.5 * (start[k] + flipped[k]) for k in start}
-print("hidden unit 1 disconnected at the midpoint:",
-      np.all(mid["J"][3] == 0) and mid["theta"][3] == 0)
-answer = sum(bool(np.any(mid["J"][i] != 0) or mid["theta"][i] != 0) for i in (3, 4))
-assert bmlab.check("04.3", answer)
+# %% [markdown]
+# ## Summary
+#
+# - A machine with hidden units models the visibles through $p(v) = Z(v)/Z$, where $Z(v)$
+#   sums over the hidden units with $v$ clamped (Section 1).
+# - Its gradient is still a difference of two averages, clamped minus model; without hidden
+#   units it is Eq. 5.4 (Section 2).
+# - 3-bit parity has the moments of fair coins, so a fully visible machine stays at
+#   $\mathrm{KL} = \log 2$; one hidden unit fits it in a general machine, three in a
+#   restricted one (Section 3).
+# - Summing out hidden units creates multi-spin interactions; the fit of parity rests on the
+#   3-body term, and biases are needed for the odd orders (Section 4).
+# - The costs: $p(h \mid v)$ does not factorize in a general machine, so the clamped phase
+#   is a sum over $2^{N_h}$ states, while a restricted machine does it in one line (Section 5);
+#   and the log-likelihood is no longer concave, so starts matter (Section 6).
+#
+# ## References
+#
+# - The lecture, Chapter 5: Section 5.6 (hidden units, the clamped phase, Figure 5.4),
+#   Section 5.4 (the gradient Eq. 5.4 and its concavity), Eq. 5.1 (the energy) and Eq. 5.6
+#   (moment matching).
+# - D. H. Ackley, G. E. Hinton, T. J. Sejnowski, "A learning algorithm for Boltzmann
+#   machines", *Cognitive Science* 9 (1985): hidden units and the two-phase learning rule.
+# - P. Smolensky, "Information processing in dynamical systems: foundations of harmony
+#   theory" (1986): the bipartite machine later called the restricted Boltzmann machine.
+# - N. Le Roux, Y. Bengio, "Representational power of restricted Boltzmann machines and deep
+#   belief networks", *Neural Computation* 20 (2008): with enough hidden units an RBM can
+#   represent any distribution over the visibles.
+# - A. Decelle, G. Fissore, C. Furtlehner, "Thermodynamics of restricted Boltzmann machines
+#   and related learning dynamics", arXiv:1803.01960 (summary in `../shared/lecture/`): how
+#   the weights of an RBM evolve during training; further reading for notebook 05.

@@ -115,6 +115,13 @@ def test_stored_hashes_match_answers_computed_independently():
     assert check("02.3", math.log2(10_000))  # extra spins for a 10,000x faster machine, 2 decimals
     assert not check("02.3", math.log2(10_000) + 0.01)
 
+    aligned = {s: math.exp(2.0 * s[0] * s[1]) for s in itertools.product((-1, 1), repeat=2)}
+    p_aligned = aligned[(1, 1)] / sum(aligned.values())  # p(++) = p(--) at J12 = 2, no biases
+    assert check("04.1", 0.5 * math.log(0.5 / p_aligned) * 2)  # KL of 2-bit parity, 3 decimals
+    # without biases p(v) = p(-v): half the mass on odd strings, the rest shared by the 4 even
+    assert check("04.2", 0.5 / 4)  # p(---) of the best bias-free machine, 3 decimals
+    assert check("04.3", 2)  # hidden units still connected at the midpoint of Section 6
+
 
 def test_the_hash_format_is_fixed():
     """SHA-256 of "<id>:<answer with the exercise's decimals>", hex: a literal, so that a changed
