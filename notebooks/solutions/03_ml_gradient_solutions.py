@@ -46,11 +46,12 @@ def hessian(params):
 # Near the optimum one ascent step multiplies the deviation $u - u^*$ by $1 + \eta H$. Along
 # the eigenvector of $\lambda_\text{min}$ that factor is $1 - \eta|\lambda_\text{min}|$, which
 # has modulus below 1 only for $\eta < 2/|\lambda_\text{min}|$. Just below, ascent converges
-# (slowly, with the deviation flipping sign at every step); just above, it oscillates with
-# growing amplitude. With two spins the machine has three parameters, $J_{12}, \theta_1,
-# \theta_2$, and the four probabilities have three free numbers, so the optimum reproduces the
-# empirical distribution exactly: the Hessian is minus the *data* covariance of
-# $(s_1s_2, s_1, s_2)$.
+# (slowly, with the deviation flipping sign at every step); just above, the deviation along
+# that direction grows instead of shrinking, and ascent never settles at the optimum.
+#
+# With two spins the machine has three parameters, $J_{12}, \theta_1, \theta_2$, and the four
+# probabilities have three free numbers, so the optimum reproduces the empirical distribution
+# exactly: the Hessian is minus the *data* covariance of $(s_1s_2, s_1, s_2)$.
 
 # %%
 S2 = np.array([[1, 1]] * 6 + [[-1, -1]] * 2 + [[1, -1], [-1, 1]], dtype=float)
@@ -97,6 +98,9 @@ answer = np.mean(S3[:, 0] * S3[:, 2])
 fit3 = visible_newton_fit(S3)
 _, C3 = bmlab.exact_moments(fit3["J"], fit3["theta"])
 print("the fitted model's <s1 s3> equals the data's (to 1e-8):", abs(C3[0, 2] - answer) < 1e-8)
+states3 = bmlab.all_states(3).astype(float)
+triple_model = bmlab.boltzmann_probs(fit3["J"], fit3["theta"]) @ states3.prod(axis=1)
+print(f"<s1 s2 s3>: data {S3.prod(axis=1).mean():.3f}, model {triple_model:.3f}")
 assert bmlab.check("03.2", answer)
 
 # %% [markdown]
