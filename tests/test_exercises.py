@@ -147,6 +147,20 @@ def test_stored_hashes_match_answers_computed_independently():
     assert check("02.3", math.log2(10_000))  # extra spins for a 10,000x faster machine, 2 decimals
     assert not check("02.3", math.log2(10_000) + 0.01)
 
+    # 03.1: two spins have as many parameters as free probabilities, so the fit is the empirical
+    # law and the Hessian is minus the data covariance of phi = (s1 s2, s1, s2)
+    rows = [(1, 1)] * 6 + [(-1, -1)] * 2 + [(1, -1), (-1, 1)]
+    phi = np.array([(a * b, a, b) for a, b in rows], dtype=float)
+    lambda_min = -np.linalg.eigvalsh(np.cov(phi.T, bias=True)).max()
+    assert check("03.1", 2 / abs(lambda_min))  # largest stable learning rate, 3 decimals
+    rows = [(1, 1, 1)] * 4 + [(-1, -1, -1)] * 2 + [(1, -1, 1)] * 2
+    rows += [(-1, 1, -1), (1, 1, -1), (-1, -1, 1)] + [(1, -1, -1)] * 2 + [(-1, 1, 1)]
+    assert check("03.2", sum(s[0] * s[2] for s in rows) / len(rows))  # Eq. 5.6, 3 decimals
+    # 03.3: symmetric data (theta = 0, <s1 s2>_model = tanh J), <s1 s2>_data = 0.5, w = 0.05:
+    # the penalised optimum solves 0.5 - tanh J = w J, and the mismatch is w J
+    J12 = brentq(lambda J: 0.5 - math.tanh(J) - 0.05 * J, 0.0, 10.0)
+    assert check("03.3", 0.05 * J12)  # 3 decimals
+
     aligned = {s: math.exp(2.0 * s[0] * s[1]) for s in itertools.product((-1, 1), repeat=2)}
     p_aligned = aligned[(1, 1)] / sum(aligned.values())  # p(++) = p(--) at J12 = 2, no biases
     assert check("04.1", 0.5 * math.log(0.5 / p_aligned) * 2)  # KL of 2-bit parity, 3 decimals
