@@ -330,8 +330,8 @@ print("every single flip from the orbit lowers E by 2 (1e-12):",
 # $8\times8$ matrices show how:
 #
 # - **no aperiodicity:** the synchronous rule on the triangle, started at $-+-$, alternates
-#   between the period-2 orbit's two states for ever. Its law never settles, while the
-#   random-site chain at $\beta=1$ from the same start forgets it;
+#   between the period-2 orbit's two states for ever (and no move leaves the orbit). Its law
+#   never settles, while the random-site chain at $\beta=1$ from the same start forgets it;
 # - **no irreducibility:** greedy random-site updates on the *unfrustrated* triangle
 #   ($J_{13}=+0.5$) cannot leave $+++$ or $---$, where every flip costs energy. The
 #   limit then depends on the start, while the cold Boltzmann law puts weight $\tfrac12$ on
