@@ -51,10 +51,13 @@ def _framed(ax, image, nx, ny):
     return ax.imshow(image, cmap="gray_r", vmin=0, vmax=1, aspect="auto")
 
 
-def _image_axes(ax):  # (image, title) of an axes showing a _tile mosaic
+def _image_axes(ax):
+    """(image, title) of an axes showing a _tile mosaic. The title is a text in the axes: the
+    layout makes room for its full width (it counts a ``set_title`` as 1 pixel wide)."""
     ax.axis("off")
     ax.set_box_aspect(1)
-    return _framed(ax, np.zeros((4 * (_N + 1),) * 2), 4, 4), ax.set_title("", fontsize="medium")
+    title = ax.text(0.5, 1.03, "", transform=ax.transAxes, ha="center", va="bottom", weight="bold")
+    return _framed(ax, np.zeros((4 * (_N + 1),) * 2), 4, 4), title
 
 
 def _training_figure(best):
@@ -74,7 +77,8 @@ def _training_figure(best):
         ll = result.history["ll"]
         ll_line.set_data(result.history["step"], ll)
         ax_ll.set_xlim(0, max(1, result.history.last("step")))
-        ax_ll.set_ylim(min(best - 0.5, float(ll.min()) - 0.2), best + 0.3)
+        low = min(best - 0.5, float(ll.min()) - 0.2)
+        ax_ll.set_ylim(low, best + 0.15 * (best - low))  # room for the optimum's label
         title.set_text(label)
         image.set_data(_tile(_images(codes)))
         s_title.set_text(f"exact samples: {np.isin(codes, valid).mean():.0%} valid")
