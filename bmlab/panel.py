@@ -48,6 +48,8 @@ def slider(name: str, value, lo, hi, step=None, *, description=None, log=False, 
     ``FloatSlider`` (step 0.05, two decimals), ``log=True`` a ``FloatLogSlider`` from ``lo``
     to ``hi`` (base 10, ``step`` in decades, default 0.1). A new value is sent when the slider
     is released unless ``continuous_update=True`` is given; ``kw`` goes to the widget.
+    ``value`` moves to the nearest value the slider can show (a log slider from 0.01 shows
+    0.316, not 0.3), so the first figure is the one its shown controls draw.
 
     Raises
     ------
@@ -64,12 +66,22 @@ def slider(name: str, value, lo, hi, step=None, *, description=None, log=False, 
         **kw,
     }
     if log:
-        lo, hi = math.log10(lo), math.log10(hi)
-        return widgets.FloatLogSlider(value=value, base=10, min=lo, max=hi, step=step or 0.1, **kw)
+        lo, hi, step = math.log10(lo), math.log10(hi), step or 0.1
+        exponent = _on_grid(math.log10(value), lo, step)
+        value = value if exponent == math.log10(value) else 10**exponent
+        return widgets.FloatLogSlider(value=value, base=10, min=lo, max=hi, step=step, **kw)
     if integer:
-        return widgets.IntSlider(value=value, min=lo, max=hi, step=step or 1, **kw)
+        step = step or 1
+        return widgets.IntSlider(value=_on_grid(value, lo, step), min=lo, max=hi, step=step, **kw)
     kw = {"readout_format": ".2f", **kw}
-    return widgets.FloatSlider(value=value, min=lo, max=hi, step=step or 0.05, **kw)
+    step = step or 0.05
+    return widgets.FloatSlider(value=_on_grid(value, lo, step), min=lo, max=hi, step=step, **kw)
+
+
+def _on_grid(x, lo, step):
+    """``x`` moved to the nearest point of the grid lo, lo + step, ... (unchanged if on it)."""
+    point = round(lo + round((x - lo) / step) * step, 12)
+    return x if math.isclose(x, point, abs_tol=1e-9) else point
 
 
 def choice(name: str, value: str, options, *, description=None, dropdown=False):

@@ -137,7 +137,8 @@ def rbm_training_panel(
     k : int in [1, 20]
         Gibbs steps per update of CD-k and PCD-k.
     lr : float in [0.01, 1]
-        Learning rate (log slider).
+        Learning rate, on the log slider's grid of 0.1 decades (the default 0.3 starts the
+        slider, and the first run, at 0.316).
     n_hidden : int in [1, 16]
     weight_decay : float in [0, 0.01]
         Weight decay on W.
