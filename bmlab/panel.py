@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
-from IPython.display import Image, display
+from IPython.display import HTML, display
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from ._checks import check_choice, check_in_range
@@ -37,6 +37,16 @@ from .learning import train
 from .plotting import GRAY
 
 _FULL_LABEL = {"description_width": "initial"}  # a control's description is never cut
+#: ipywidgets leaves a slider's handle without an accessible name: each handle of a panel on
+#: the page is named after its slider's label, now and whenever widgets are drawn later.
+_NAME_SLIDERS = """<script>(() => {
+  const name = () => document.querySelectorAll(".bmlab-panel .noUi-handle:not([aria-label])")
+    .forEach(h => h.setAttribute("aria-label",
+      h.closest(".widget-slider").querySelector(".widget-label").textContent));
+  name();
+  window.bmlabNames ??= new MutationObserver(name);
+  window.bmlabNames.observe(document.body, {childList: true, subtree: true});
+})();</script>"""
 #: The label of a reference line: gray like the line, at its right end, just above it.
 _REFERENCE_LABEL = {"color": GRAY, "fontsize": "small", "ha": "right", "va": "bottom"}
 
@@ -225,7 +235,9 @@ class Panel:
         start = time.perf_counter()
         text = self.compute()
         self.status.value = "" if not text else html.escape(text)
-        image = Image(self.render())
+        png = base64.b64encode(self.render()).decode("ascii")
+        alt = html.escape(f"Figure of the panel {self.title}. {text or ''}")
+        image = HTML(f'<img alt="{alt}" src="data:image/png;base64,{png}">{_NAME_SLIDERS}')
         with self.output:
             self.output.clear_output(wait=True)
             display(image)
