@@ -37,8 +37,8 @@ from .learning import train
 from .plotting import GRAY
 
 _FULL_LABEL = {"description_width": "initial"}  # a control's description is never cut
-#: ipywidgets leaves a slider's handle without an accessible name: each handle of a panel on
-#: the page is named after its slider's label, now and whenever widgets are drawn later.
+#: ipywidgets leaves a slider's handle without an accessible name: name each handle of the
+#: panels on the page after its slider's label, now and whenever widgets are drawn later.
 _NAME_SLIDERS = """<script>(() => {
   const name = () => document.querySelectorAll(".bmlab-panel .noUi-handle:not([aria-label])")
     .forEach(h => h.setAttribute("aria-label",
@@ -58,8 +58,8 @@ def slider(name: str, value, lo, hi, step=None, *, description=None, log=False, 
     ``FloatSlider`` (step 0.05, two decimals), ``log=True`` a ``FloatLogSlider`` from ``lo``
     to ``hi`` (base 10, ``step`` in decades, default 0.1). A new value is sent when the slider
     is released unless ``continuous_update=True`` is given; ``kw`` goes to the widget.
-    ``value`` moves to the nearest value the slider can show (a log slider from 0.01 shows
-    0.316, not 0.3), so the first figure is the one its shown controls draw.
+    ``value`` moves to the slider's grid (0.3 on a log slider from 0.01 to 0.316): the first
+    figure is the one its shown controls draw.
 
     Raises
     ------
@@ -77,21 +77,16 @@ def slider(name: str, value, lo, hi, step=None, *, description=None, log=False, 
     }
     if log:
         lo, hi, step = math.log10(lo), math.log10(hi), step or 0.1
-        exponent = _on_grid(math.log10(value), lo, step)
-        value = value if exponent == math.log10(value) else 10**exponent
+        value = 10 ** _on_grid(math.log10(value), lo, step)
         return widgets.FloatLogSlider(value=value, base=10, min=lo, max=hi, step=step, **kw)
-    if integer:
-        step = step or 1
-        return widgets.IntSlider(value=_on_grid(value, lo, step), min=lo, max=hi, step=step, **kw)
-    kw = {"readout_format": ".2f", **kw}
-    step = step or 0.05
-    return widgets.FloatSlider(value=_on_grid(value, lo, step), min=lo, max=hi, step=step, **kw)
+    kind, step = (widgets.IntSlider, step or 1) if integer else (widgets.FloatSlider, step or 0.05)
+    kw = kw if integer else {"readout_format": ".2f", **kw}
+    return kind(value=_on_grid(value, lo, step), min=lo, max=hi, step=step, **kw)
 
 
 def _on_grid(x, lo, step):
-    """``x`` moved to the nearest point of the grid lo, lo + step, ... (unchanged if on it)."""
-    point = round(lo + round((x - lo) / step) * step, 12)
-    return x if math.isclose(x, point, abs_tol=1e-9) else point
+    """The point of the grid lo, lo + step, ... nearest to ``x`` (to 12 decimals)."""
+    return round(lo + round((x - lo) / step) * step, 12)
 
 
 def choice(name: str, value: str, options, *, description=None, dropdown=False):
@@ -168,29 +163,22 @@ class Panel:
         self._quiet = False
         plt.close(fig)  # keep the inline backend from showing a second, static copy
         self._canvas = FigureCanvasAgg(fig)
-        header = [widgets.HTML(f"<b>{html.escape(title)}</b>")] if title else []
-        boxes = list(controls.values())
+        box = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
+        rows = [widgets.HTML(f"<b>{html.escape(title)}</b>")] if title else []
+        rows += [box, self.output]  # then the progress bar of a training panel, the status
         self.progress = None
         if training:
             self.button = widgets.Button(description="Run", button_style="primary")
             self.button.on_click(lambda _: self.refresh())
-            boxes.append(self.button)
+            box.children += (self.button,)
             self.progress = widgets.IntProgress(
                 value=0, max=1, description="training", bar_style="info", style=_FULL_LABEL
             )
+            rows.append(self.progress)
         else:
             for control in controls.values():
                 control.observe(self._on_change, names="value")
-        bar = [] if self.progress is None else [self.progress]
-        self.widget = widgets.VBox(
-            [
-                *header,
-                widgets.HBox(boxes, layout=widgets.Layout(flex_flow="row wrap")),
-                self.output,
-                *bar,
-                self.status,
-            ]
-        )
+        self.widget = widgets.VBox([*rows, self.status])
         self.widget.add_class("bmlab-panel")  # a stable hook for the browser tests
 
     def train(self, params, gradient, *, n_steps: int, **kwargs):
@@ -237,10 +225,9 @@ class Panel:
         self.status.value = "" if not text else html.escape(text)
         png = base64.b64encode(self.render()).decode("ascii")
         alt = html.escape(f"Figure of the panel {self.title}. {text or ''}")
-        image = HTML(f'<img alt="{alt}" src="data:image/png;base64,{png}">{_NAME_SLIDERS}')
         with self.output:
             self.output.clear_output(wait=True)
-            display(image)
+            display(HTML(f'<img alt="{alt}" src="data:image/png;base64,{png}">{_NAME_SLIDERS}'))
         return time.perf_counter() - start
 
     def render(self) -> bytes:
@@ -269,16 +256,10 @@ class Panel:
             self._quiet = False
         return self.refresh()  # the displayed figure and status show the new state
 
-    def snapshot(self) -> bytes:
-        """The figure as it stands, as PNG bytes (rendered like the inline backend does)."""
-        buffer = io.BytesIO()
-        self.fig.savefig(buffer, format="png", bbox_inches="tight")
-        return buffer.getvalue()
-
     def _repr_mimebundle_(self, **kwargs) -> dict:
         """Live widget view plus a static PNG and a stable title for kernel-less viewers."""
         self.refresh()
         bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["image/png"] = base64.b64encode(self.snapshot()).decode("ascii")
+        bundle["image/png"] = base64.b64encode(self.render()).decode("ascii")  # the live image
         bundle["text/plain"] = f"bmlab panel: {self.title}" if self.title else "bmlab panel"
         return bundle

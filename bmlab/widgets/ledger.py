@@ -27,8 +27,7 @@ _UNITS = [
     (1, "s"),
     (1e-3, "ms"),
 ]
-#: ORANGE darkened for text: 5.3:1 on the shaded rows (ORANGE itself is 2.3:1).
-_ORANGE_TEXT = "#9c4a00"
+_ORANGE_TEXT = "#9c4a00"  # ORANGE darkened for text: 5.3:1 on the shaded rows (ORANGE 2.3:1)
 #: The ledger's sliders redraw while dragged (an update takes a few ms) and sit in rows.
 _LIVE = {"continuous_update": True, "layout": {"width": "230px"}}
 
@@ -143,8 +142,8 @@ def ledger_panel(J12=0.5, J23=0.5, J13=-0.5, theta=(0.0, 0.0, 0.0), data_moment=
         layout_once(fig), controls, update, title="The Z ledger, live (Section 5.7, Eq. 5.4-5.5)"
     )
     panel.table = table
-    children = list(panel.widget.children)
-    panel.widget.children = (*children[:-1], table, children[-1])
+    *rows, status = panel.widget.children
+    panel.widget.children = (*rows, table, status)  # the table above the status line
     return panel
 
 

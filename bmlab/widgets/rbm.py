@@ -137,8 +137,7 @@ def rbm_training_panel(
     k : int in [1, 20]
         Gibbs steps per update of CD-k and PCD-k.
     lr : float in [0.01, 1]
-        Learning rate, on the log slider's grid of 0.1 decades (the default 0.3 starts the
-        slider, and the first run, at 0.316).
+        Learning rate, on a log slider in 0.1 decades (the default 0.3 starts it at 0.316).
     n_hidden : int in [1, 16]
     weight_decay : float in [0, 0.01]
         Weight decay on W.
@@ -210,14 +209,9 @@ def _sampling_figure(patterns, p_data, p_model):
     x = np.arange(patterns.size)
     image, s_title = _image_axes(axd["s"])
     _framed(axd["p"], _tile(_images(patterns), cols=16), 14, 1)
-    _, chain_bars, model_bars = (
-        ax_f.bar(x + dx, y, width=0.27, color=c, label=label)
-        for dx, y, c, label in (
-            (-0.27, p_data, GRAY, "data"),
-            (0, 0 * x, ORANGE, "chains"),
-            (0.27, p_model, NAVY, "equilibrium p(v)"),
-        )
-    )
+    ax_f.bar(x - 0.27, p_data, width=0.27, color=GRAY, label="data")
+    chain_bars = ax_f.bar(x, 0 * x, width=0.27, color=ORANGE, label="chains")
+    model_bars = ax_f.bar(x + 0.27, p_model, width=0.27, color=NAVY, label="equilibrium p(v)")
     top = 1.1 * max(float(p_model.max()), float(p_data.max()), 0.2)
     ax_f.set(xticks=x, xticklabels=[], xlim=(-0.625, 13.625), ylim=(0, top), ylabel="frequency")
     axd["p"].set(
