@@ -1046,10 +1046,13 @@ print(
 # %% [markdown]
 # ## Live: train it yourself
 #
-# Pick a learning rate, a number of steps and the negative phase, then press **Run**. The left
-# panel shows the exact $L$ against the update, the right one the moment-matching scatter of
-# Eq. 5.6. Try the frozen and data-as-model settings (Section 6), Glauber with $k = 1$ versus
-# $k = 10$, and a learning rate far above $2/|\lambda_\text{min}|$ (Section 4).
+# The panel trains a machine on letters, not on the teacher: its own set of noisy copies of the
+# four letters of Section 1, from $J = 0, \theta = 0$. Pick a learning rate, a number of
+# steps and the negative phase, then press **Run**. The left panel shows the exact $L$
+# against the update, the right one the moment-matching scatter of Eq. 5.6. Try the frozen
+# and data-as-model settings (Section 6), Glauber with $k = 1$ versus $k = 10$, and a learning
+# rate far above the stability limit $2/|\lambda_\text{min}|$ of Section 4 (for these data
+# it has its own value; the status line says when the step is too large).
 
 # %% tags=["nbval-ignore-output"]
 from bmlab.widgets.training import training_panel
