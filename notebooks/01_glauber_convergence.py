@@ -98,9 +98,9 @@ print(f"exact <s1 s2> = {exact_pair:.3f}")
 #
 # Freeze every spin but $s_k$. Then $s_k$ feels the local field $h_k=\sum_j J_{kj}s_j+\theta_k$
 # and is a two-level system: the heat-bath update redraws it with
-# $p(s_k=+1\mid\text{rest})=\sigma(2\beta h_k)$. Read as a move, the redraw either keeps $s_k$
-# or flips it, and a flip that changes the energy by $\Delta E_k=2s_kh_k$ happens with
-# probability $w = 1/(1+e^{\beta\Delta E_k})$ (Eq. 5.2).
+# $p(s_k=+1\mid\text{rest})=\sigma(2\beta h_k)$. Seen from the current state, a redraw has
+# two outcomes, $s_k$ stays or $s_k$ changes sign; the sign change costs $\Delta E_k=2s_kh_k$
+# and its probability is $w = 1/(1+e^{\beta\Delta E_k})$ (Eq. 5.2).
 #
 # Left: going downhill ($\Delta E<0$) is almost certain, going uphill costs about
 # $e^{-\beta\Delta E}$ (dotted) -- small but never zero. Right: as $\beta\to\infty$ the coin
@@ -139,6 +139,10 @@ plt.show()
 # the coin comes
 # to the step function of the $\beta=\infty$ curve, and uphill flips never quite vanish at finite
 # $\beta$.
+#
+# The cell below checks the two readings of the coin against each other at one temperature
+# ($\beta=1.3$, from either value of $s_k$) and that a very cold coin ($\beta=200$) is the
+# rule $s_k=\operatorname{sign}(h_k)$.
 
 # %%
 h_k = np.linspace(-3, 3, 61)
@@ -200,8 +204,8 @@ bmlab.save_figure(fig, "fig5.3_glauber_convergence")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** the orange bars sit on the navy ones (the six $E=-0.5$ states share one
-# height), and the
+# **What to look for:** each orange bar about as tall as the navy bar beside it (the six
+# $E=-0.5$ states share one height), and the
 # running average ends near the dashed exact line while still wobbling.
 
 # %%
@@ -460,7 +464,7 @@ shown = [0, 1, 2, 3, 5, 8, 11]  # sweeps 1, 2, 3, 4, 6, 9, 12: markers apart on 
 ax_avg.semilogx(ensemble["+++"].sweeps[shown], ens_pair[shown], "s", ms=4, color=bmlab.NAVY,
                 label="20 000 chains, average at sweep t")
 ax_avg.semilogx(np.arange(1, 41), laws[1:] @ pair, color=bmlab.NAVY, lw=1,
-                label="exact $E[s_1 s_2]$ at sweep t")
+                label=r"exact mean of $s_1 s_2$ at sweep t")
 ax_avg.axhline(exact_pair, color=bmlab.GRAY, ls="--", lw=1.2)
 ax_avg.set(xlabel="sweeps", ylabel=r"estimate of $\langle s_1 s_2\rangle$", ylim=(-0.7, 1.05),
            title="time average vs ensemble average")
@@ -692,12 +696,15 @@ for c, n_small in enumerate((4, 6, 8)):
           f"{betas_grid[-5]:.1f} and {betas_grid[-1]:.1f}")
 ax.set(xlabel=r"$\beta$", ylabel=r"exact $t_\mathrm{rel}$ [sweeps]",
        title="random-site dynamics, exact")
+ax.set_yticks([2, 5, 10, 20, 50], ["2", "5", "10", "20", "50"])  # plain numbers on the log axis
+ax.yaxis.set_minor_formatter(plt.NullFormatter())
 ax.legend(fontsize=8)
 fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# **What to look for:** straight lines on the log scale (exponential growth in $\beta$), steeper for
+# **What to look for:** curves that bend upwards at small $\beta$ and straighten on the log
+# scale at large $\beta$ (exponential growth there, at the rates printed above), steeper for
 # larger $N$.
 
 # %% [markdown]
@@ -707,8 +714,8 @@ plt.show()
 # biases, so that no symmetry hands us the answer. With $2^{16}$ states, exact
 # moments $\langle s_i\rangle$ and $\langle s_i s_j\rangle$ -- the negative phase of Eq. 5.5 --
 # still take a fraction of a second. We track the overlap $q=\frac1N\sum_i s_i s^*_i$ with the
-# ground state $s^*$, its integrated autocorrelation time, and the error of the chains'
-# moment estimates at a fixed budget of 8 chains x 1500 sweeps.
+# ground state $s^*$, its integrated autocorrelation time, and the error of the moments that
+# *one* chain of 1500 sweeps estimates (rms over all spins or pairs and over 8 such chains).
 #
 # The autocorrelation $\rho(t)$ of a trace is the covariance of values $t$ sweeps apart over
 # the variance; a trace of $n$ records has $n-t$ such pairs, and we average over exactly

@@ -149,9 +149,10 @@ axes[1, 0].set_ylabel("noisy copy", fontsize=8)
 plt.show()
 
 # %% [markdown]
-# **What to look for:** the teacher's correlation matrix is nearly uniform and strong (all
-# pairs aligned); the letters' one has structure: pixels that share letters are correlated,
-# others anti-correlated.
+# **What to look for:** in the two small matrices red is positive, blue negative and white
+# zero. The teacher's matrix is nearly uniform and deep red (all pairs aligned); the letters'
+# one has structure: pixels that are black in the same letters are positively correlated,
+# pixels that differ in most letters negatively, and some pairs hardly at all.
 
 # %% [markdown]
 # ## 2 · The learning rule, Eq. 5.4
@@ -311,8 +312,11 @@ print(
 )
 
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8, 3.4), layout="constrained")
-ax1.plot([-1, 1], [-1, 1], color=bmlab.GRAY, lw=1)
+near = [C_data[iu].min() - 0.01, C_data[iu].max() + 0.01]  # zoom on the data's pair moments
+ax1.plot(near, near, color=bmlab.GRAY, lw=1)
 ax1.scatter(C_data[iu], C_fit[iu], s=14, color=bmlab.NAVY)
+ax1.set_xlim(near)
+ax1.set_ylim(near)
 ax1.set_xlabel(r"data $\langle s_i s_j\rangle$")
 ax1.set_ylabel(r"model $\langle s_i s_j\rangle$")
 ax1.set_title("Eq. 5.6: pair moments match")
@@ -329,8 +333,9 @@ print(
 )
 
 # %% [markdown]
-# **What to look for:** left, every pair on the diagonal (Eq. 5.6; the ten means match too, as
-# printed); right, a visible scatter about the diagonal.
+# **What to look for:** left (zoomed on the narrow range of the data's pair moments), every
+# pair on the diagonal (Eq. 5.6; the ten means match too, as printed); right, a visible scatter
+# about the diagonal.
 
 # %% [markdown]
 # The moments match to machine precision, but the couplings differ from the teacher's: the
@@ -456,7 +461,9 @@ plt.show()
 
 # %% [markdown]
 # **What to look for:** which curves stop short of the dashed optimum: fresh chains with
-# $k=1$ far below it, $k=10$ closer, persistent chains almost on the exact curve.
+# $k=1$ falling off the bottom of the plot, $k=10$ hovering well below the optimum, and
+# persistent chains swinging up and down, coming back to the optimum again and again and
+# ending close to it (the table gives the final values).
 
 # %% [markdown]
 # To separate **noise** from **bias**, sit at the optimum, where the exact gradient is zero,
@@ -492,8 +499,10 @@ print(f"model mass on mostly-down states (more spins -1 than +1): {mostly_down:.
 # crossing between them takes far longer than 30 sweeps. The mode weights of the estimate are
 # set by the starting points, not by the model: the mixing obstruction of Section 5.5.
 # Persistent chains never restart, so their mode populations can follow the model -- they
-# did best above at the lowest cost -- as long as the parameters move slowly compared with
-# the chains.
+# ended closest to the optimum above, at the lowest cost -- as long as the parameters move
+# slowly compared with the chains. Their swings in the figure are the price of that
+# condition: the 100 chains always lag behind the model, so each step's negative phase comes
+# from samples of the parameters as they were a few steps earlier.
 #
 # ## 6 · The trap (Section 5.5)
 #
@@ -772,7 +781,7 @@ plt.show()
 # Hebb did **not** put the minima at the patterns. The letter L shares the lowest level with
 # three other states: its inverted twin (Hebb's energy is symmetric under $s \to -s$) and a
 # spurious state that is no letter, with its twin. T and O sit one level up, beside their
-# twins and four more spurious states, and X two levels up. Four patterns on nine units are
+# twins and more spurious states, and X two levels up. Four patterns on nine units are
 # far more than Hebb's rule can hold (Section 9 measures how many it can), so the stored
 # patterns interfere and mixtures compete with them. The fitted scale $c$ does not change the
 # order of the levels, so these are pure Hebb's ranks. Maximum likelihood, fit to the noisy
@@ -910,7 +919,8 @@ plt.show()
 #
 # Section 5.4 of the lecture puts a number on "Hebb over-writes": in a large network Hebb's
 # couplings recall stored patterns only up to $\alpha = P/N \approx 0.138$, while couplings
-# chosen well can make up to $\alpha = 2$ random patterns stable (Gardner's bound). We test the
+# chosen well can make up to $\alpha = 2$ random patterns stable (Gardner's bound). In this
+# section $P$ counts stored patterns, not parameters as in Sections 2-8. We test the
 # simplest version on $N = 50$ spins: a pattern is *stored* when it is a fixed point, every
 # spin aligned with its local field, $\xi_i h_i > 0$. Hebb writes $J = \sum_\mu \xi^\mu
 # \xi^{\mu\top}$; the learned couplings come from the perceptron rule, which, for every spin
@@ -1036,10 +1046,13 @@ print(
 # %% [markdown]
 # ## Live: train it yourself
 #
-# Pick a learning rate, a number of steps and the negative phase, then press **Run**. The left
-# panel shows the exact $L$ against the update, the right one the moment-matching scatter of
-# Eq. 5.6. Try the frozen and data-as-model settings (Section 6), Glauber with $k = 1$ versus
-# $k = 10$, and a learning rate far above $2/|\lambda_\text{min}|$ (Section 4).
+# The panel trains a machine on letters, not on the teacher: its own set of noisy copies of the
+# four letters of Section 1, from $J = 0, \theta = 0$. Pick a learning rate, a number of
+# steps and the negative phase, then press **Run**. The left panel shows the exact $L$
+# against the update, the right one the moment-matching scatter of Eq. 5.6. Try the frozen
+# and data-as-model settings (Section 6), Glauber with $k = 1$ versus $k = 10$, and a learning
+# rate far above the stability limit $2/|\lambda_\text{min}|$ of Section 4 (for these data
+# it has its own value; the status line says when the step is too large).
 
 # %% tags=["nbval-ignore-output"]
 from bmlab.widgets.training import training_panel
