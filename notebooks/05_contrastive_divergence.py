@@ -160,8 +160,9 @@ print(f"reference agrees with bmlab (log p(v), max difference < 1e-10): {diff < 
 # **CD-k** replaces the model average by $k$ block-Gibbs steps started at each data vector.
 # We follow scikit-learn's choices: probabilities $p(h\mid v)$ on the data, sampled states
 # inside the chain, a *sampled* $v_k$ at the end, and $p(h\mid v_k)$ for the negative phase.
-# (Hinton's practical guide uses the probabilities $p(v\mid h)$ for the final reconstruction
-# instead of a sample: less noise, the same expected direction to first order.) **PCD-k**
+# (Hinton's practical guide suggests the probabilities $p(v\mid h)$ for the final
+# reconstruction instead of a sample: less sampling noise, though he reports some evidence
+# of slightly worse density models.) **PCD-k**
 # keeps its chains -- visible and hidden states -- from one update to the next; these
 # persistent chains are called *fantasy particles*, since they wander through what the model
 # currently believes rather than through the data. The **exact gradient** enumerates.
