@@ -204,29 +204,35 @@ plt.show()
 # the machine's own distribution only once it is large enough: then the model's variance along
 # that direction jumps from the independent-pixel value $u^\top \mathrm{diag}(C)\,u$ towards
 # the data's $u^\top C\,u$, and long Gibbs chains stop producing speckle. With 16 hidden units
-# the model's covariance is exact: $p(v)=\sum_h p(h)\,p(v\mid h)$ with $p(v\mid h)$ a product,
-# so summing over the $2^{16}$ hidden states gives every moment of $v$. We check this
-# reference first against a machine small enough to enumerate $p(v)$.
+# the model's variance along $u$ is exact: $p(v)=\sum_h p(h)\,p(v\mid h)$ with
+# $p(v\mid h)$ a product, so a sum over the $2^{16}$ hidden states gives every moment of $v$;
+# the variance splits into the average variance given $h$ plus the variance of the mean
+# given $h$. We check this reference first against a machine small enough to enumerate
+# $p(v)$.
 
 # %%
-def visible_covariance(model):
-    """Exact Cov(v) under the RBM: the hidden layer enumerated, p(v|h) a product of Bernoullis."""
+def variance_along(model, u):
+    """Exact Var(u . v) under the RBM: the hidden layer enumerated, p(v|h) a product of
+    Bernoullis, so Var(u . v) = E_h[Var(u . v | h)] + Var_h(E[u . v | h])."""
     H = bits(model.W.shape[1])
     field = H @ model.W.T + model.a  # the field on each visible unit, for every h
-    log_ph = H @ model.b + np.logaddexp(0, field).sum(axis=1)  # log p(h) + const
+    softplus = np.logaddexp(0, field)
+    log_ph = H @ model.b + softplus.sum(axis=1)  # log p(h) + const
     w = np.exp(log_ph - logsumexp(log_ph))  # p(h), all 2**n_hidden states
-    mu = expit(field)  # E[v | h]
-    mean = w @ mu
-    return mu.T @ (mu * w[:, None]) + np.diag(w @ (mu * (1 - mu))) - np.outer(mean, mean)
+    mu = np.exp(field - softplus)  # E[v_i | h] = sigmoid(field)
+    within = (mu * (1 - mu)) @ u**2  # Var(u . v | h): the units are independent given h
+    between = mu @ u  # E[u . v | h]
+    return w @ within + w @ (between - w @ between) ** 2
 
 
-r4 = np.random.default_rng(4)  # a 4x3 machine of its own
+r4 = np.random.default_rng(4)  # a 4x3 machine of its own, and a direction
 small = RBM(r4.normal(0, 1, (4, 3)), r4.normal(0, 1, 4), r4.normal(0, 1, 3))
-V4 = bits(4)
+u4 = r4.normal(0, 1, 4)
+uv = bits(4) @ u4  # u . v for all 16 visible states
 p4 = small.visible_distribution()
-brute = (V4 * p4[:, None]).T @ V4 - np.outer(p4 @ V4, p4 @ V4)
-print(f"reference agrees with bmlab (Cov(v) vs the enumerated p(v), max difference < 1e-12): "
-      f"{np.abs(visible_covariance(small) - brute).max() < 1e-12}")
+brute = p4 @ uv**2 - (p4 @ uv) ** 2
+print(f"reference agrees with bmlab (Var(u . v) vs the enumerated p(v), difference < 1e-12): "
+      f"{abs(variance_along(small, u4) - brute) < 1e-12}")
 
 # %%
 chain_rng = np.random.default_rng(SEED)
@@ -235,7 +241,7 @@ for ax, n in zip(axes, SNAPS, strict=True):
     snap = RBM.from_params(snapshots[n])
     U, sv, _ = np.linalg.svd(snap.W)
     u = U[:, 0]  # the leading mode's direction in pixel space
-    var_model = u @ visible_covariance(snap) @ u
+    var_model = variance_along(snap, u)
     ll_n = snap.mean_log_likelihood(train_D)
     print(f"update {n:4d}: top singular value {sv[0]:5.2f}; variance along its direction: "
           f"model {var_model:.3f}, data {u @ C_data @ u:.3f}, independent pixels "
