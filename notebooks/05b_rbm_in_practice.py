@@ -393,9 +393,10 @@ bmlab.save_figure(fig, "fig05_digits")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** the two curves rising together with a small gap between them (little
-# overfitting); samples that look like strokes of digits; receptive fields that are blobs
-# and strokes in red and blue, each a part of some digits.
+# **What to look for:** the two curves moving together a small gap apart (little
+# overfitting): up for most of training and down together at the very end, since nothing
+# makes PCD-1's likelihood rise at every step; samples built of strokes; receptive fields
+# that are blobs and strokes in red and blue, each a part of some digits.
 #
 # ### More hidden units: the likelihood bracketed by AIS
 #
