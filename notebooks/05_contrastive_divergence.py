@@ -300,9 +300,9 @@ bmlab.save_figure(fig, "fig05_cd_bas3_live")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** on the left, how far below the dashed optimum each curve ends; on the
-# right, that the orange CD-1 curve keeps falling while its log-likelihood on the left does
-# not rise.
+# **What to look for:** on the left, how far below the dashed optimum each curve ends (PCD-1
+# drops off the bottom); on the right, every reconstruction error falling by orders of
+# magnitude, PCD-1's included: the curve CD users watch does not show the collapse.
 #
 # On this small problem CD-1 climbs with the others and then stalls and wanders well below
 # the exact gradient, while its reconstruction error keeps going down the whole time: a
