@@ -60,7 +60,7 @@ if importlib.util.find_spec("bmlab") is None:
 import matplotlib.pyplot as plt
 import numpy as np
 from scipy.optimize import minimize_scalar
-from scipy.special import expit, logsumexp
+from scipy.special import logsumexp
 
 import bmlab
 from bmlab.data import bars_and_stripes, binarized_digits, max_log_likelihood
@@ -590,9 +590,10 @@ my_answer = None  # u.C.u / u.diag(C).u for the leading eigenvector u of C, to 2
 bmlab.check("05b.2", my_answer)
 
 # %% [markdown]
-# **3 · Cold, but not frozen.** Cooling the CD-1 fit of Section 5 to $\beta = 2$ moves its
-# mass onto the valid patterns. Does it also concentrate on a few of them? One number that
-# says so: the probability that two independent samples of the machine are the same image.
+# **3 · How concentrated is a cold machine?** Cooling the CD-1 fit of Section 5 to
+# $\beta = 2$ moves its mass onto the valid patterns. Does it also concentrate on a few of
+# them? One number that says so: the probability that two independent samples of the machine
+# are the same image.
 # *Your answer:* $\sum_v p_\beta(v)^2$ at $\beta = 2$ for the CD-1 fit, to 3 decimals.
 # [worked solution](solutions/05b_rbm_in_practice_solutions.ipynb#Exercise-3)
 
