@@ -60,7 +60,7 @@ test-portable: $(STAMP)
 test-fast: $(STAMP) lint
 	$(PY) -m pytest tests -m "not browser and not wheel"
 
-# Builds the wheel, installs it into a fresh venv from the lock and runs notebooks 02 and 05
+# Builds the wheel, installs it into a fresh venv from the lock and runs notebooks 02, 05, 05b
 # from a foreign folder (about 1 minute; run by .ci/run after make test).
 test-wheel: $(STAMP)
 	$(PY) -m pytest tests -m wheel

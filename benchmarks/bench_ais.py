@@ -1,4 +1,4 @@
-"""AIS for the log Z of an RBM: wall time per estimate at the settings of notebook 05.
+"""AIS for the log Z of an RBM: wall time per estimate at the settings of notebook 05b.
 
 64 visible units (the digits), 100 and 500 hidden units, weights N(0, 0.1^2) and random
 biases; 3000 temperatures, 100 chains, forward and reverse (reverse from given states, so no

@@ -1,4 +1,4 @@
-"""The mean log-likelihood of digit RBMs bracketed by AIS and reverse AIS (notebook 05, item 8).
+"""The mean log-likelihood of digit RBMs bracketed by AIS and reverse AIS (notebook 05b, Section 3).
 
 RBMs with 64 visible and 20, 100 or 500 hidden units are trained on 1500 binarized digits
 (a random split of its own, seed 5; the rest held out) with PCD-1, batch 10, rate 0.05, 3000

@@ -1,4 +1,4 @@
-"""bmlab's RBM next to scikit-learn's BernoulliRBM on binarized 8x8 digits (notebook 05, item 7).
+"""bmlab's RBM next to scikit-learn's BernoulliRBM on binarized 8x8 digits (notebook 05b, §4).
 
 (a) Identical settings: PCD-1, batch 10, learning rate 0.1, 16 hidden units, W ~ N(0, 0.01^2),
     zero biases, no momentum or weight decay, the same number of epochs. Wall time per epoch

@@ -57,7 +57,7 @@ def max_log_likelihood(V) -> float:
 
 def binarized_digits() -> np.ndarray:
     """scikit-learn's bundled 8x8 digits as {0,1} row-major images, shape (1797, 64): a pixel
-    is on iff its intensity (0..16) exceeds 8 (notebook 05)."""
+    is on iff its intensity (0..16) exceeds 8 (notebook 05b)."""
     from sklearn.datasets import load_digits  # bundled with scikit-learn: no download
 
     return (load_digits().data > 8).astype(float)

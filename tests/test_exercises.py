@@ -67,12 +67,12 @@ def test_check_is_exported():
 
 def test_every_exercise_is_well_formed():
     ids = list(exercises.EXERCISES)
-    assert all(re.fullmatch(r"0[1-5]\.\d", i) for i in ids), ids
+    assert all(re.fullmatch(r"0[1-5]b?\.\d", i) for i in ids), ids
     for entry in exercises.EXERCISES.values():
         assert set(entry) == {"decimals", "sha256", "hint"}
         assert re.fullmatch(r"[0-9a-f]{64}", entry["sha256"]) and entry["hint"]
-    for nb in "12345":
-        assert sum(i.startswith(f"0{nb}.") for i in ids) >= 3
+    for nb in ("01", "02", "03", "04", "05", "05b"):
+        assert sum(i.startswith(f"{nb}.") for i in ids) >= 3
 
 
 def test_no_plain_answer_in_the_package():
@@ -167,6 +167,84 @@ def test_stored_hashes_match_answers_computed_independently():
     # without biases p(v) = p(-v): half the mass on odd strings, the rest shared by the 4 even
     assert check("04.2", 0.5 / 4)  # p(---) of the best bias-free machine, 3 decimals
     assert check("04.3", 2)  # hidden units still connected at the midpoint of Section 6
+
+
+def _expit(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _bars_and_stripes_3x3() -> np.ndarray:
+    """The 16 rows of 3x3 bars and stripes in bmlab's order: every subset of rows switched on
+    (subset code c, bit r = row r), then every subset of columns; pixel (r, c) is r*3 + c."""
+    subsets = ((np.arange(8)[:, None] >> np.arange(3)) & 1).astype(float)
+    return np.concatenate([np.repeat(subsets, 3, axis=1), np.tile(subsets, (1, 3))])
+
+
+def _all_states(n: int) -> np.ndarray:
+    return ((np.arange(2**n)[:, None] >> np.arange(n)) & 1).astype(float)
+
+
+def _log_p_visible(W, a, b) -> np.ndarray:
+    """Exact log p(v) of all 2**n_visible visible states (hidden units summed out)."""
+    minus_F = _all_states(len(a)) @ a + np.logaddexp(0, _all_states(len(a)) @ W + b).sum(axis=1)
+    top = minus_F.max()
+    return minus_F - top - math.log(np.exp(minus_F - top).sum())
+
+
+def _cd1_by_hand(weight_decay: float = 0.0):
+    """CD-1 on 3x3 bars and stripes as in notebook 05 (9 hidden units, rate 0.3, 4000
+    full-batch updates, seed 5), in plain numpy with the draws in bmlab's order; returns the
+    final (W, a, b) and the exact mean log-likelihood after 0, 100, ..., 4000 updates."""
+    V = _bars_and_stripes_3x3()
+    codes = (V @ 2 ** np.arange(9)).astype(int)
+    rng = np.random.default_rng(5)
+    p = np.clip(V.mean(axis=0), 1e-3, 1 - 1e-3)
+    W, a, b = rng.normal(0.0, 0.01, (9, 9)), np.log(p) - np.log1p(-p), np.zeros(9)
+    lls = []
+    for step in range(4000):
+        if step % 100 == 0:
+            lls.append(_log_p_visible(W, a, b)[codes].mean())
+        ph0 = _expit(V @ W + b)
+        h = rng.random(ph0.shape) < ph0
+        vk = (rng.random(V.shape) < _expit(h @ W.T + a)).astype(float)
+        phk = _expit(vk @ W + b)
+        W = W + 0.3 * ((V.T @ ph0 - vk.T @ phk) / len(V) - weight_decay * W)
+        a = a + 0.3 * (V - vk).mean(axis=0)
+        b = b + 0.3 * (ph0 - phk).mean(axis=0)
+    lls.append(_log_p_visible(W, a, b)[codes].mean())
+    return (W, a, b), np.array(lls)
+
+
+def test_stored_hashes_of_notebooks_05_and_05b_match_answers_computed_independently():
+    """The answers of 05 and 05b, recomputed in plain numpy (and scikit-learn's bundled digits),
+    without bmlab: the same random numbers, drawn in the same order as the notebooks."""
+    r = np.random.default_rng(5)  # the machine `small` of notebook 05, Section 1
+    W, a = r.normal(0, 1, (4, 3)), r.normal(0, 1, 4)
+    assert check("05.1", _expit(a[0] + W[0] @ np.array([1.0, 0.0, 1.0])))  # p(v1=1|h=101)
+
+    (W, a, b), _ = _cd1_by_hand()
+    H, V = _all_states(9), _all_states(9)
+    ph, pv = _expit(V @ W + b), _expit(H @ W.T + a)  # p(h_j=1|v), p(v_i=1|h)
+    p_h_v = np.prod(np.where(H[None] == 1, ph[:, None], 1 - ph[:, None]), axis=2)
+    p_v_h = np.prod(np.where(V[None] == 1, pv[:, None], 1 - pv[:, None]), axis=2)
+    moduli = np.sort(np.abs(np.linalg.eigvals(p_h_v @ p_v_h)))[::-1]
+    assert abs(moduli[0] - 1) < 1e-9
+    assert check("05.2", -1 / math.log(moduli[1]))  # relaxation time of T in steps, 1 decimal
+    p_cold = np.exp(_log_p_visible(2 * W, 2 * a, 2 * b))  # the CD-1 fit at beta = 2
+    assert check("05b.3", np.sum(p_cold**2))  # chance that two samples coincide, 3 decimals
+
+    _, lls = _cd1_by_hand(weight_decay=1e-2)
+    assert check("05.3", lls.max())  # peak log-likelihood with weight decay 1e-2, 3 decimals
+
+    from sklearn.datasets import load_digits
+
+    digits = (load_digits().data > 8).astype(float)
+    train = digits[np.random.default_rng(5).permutation(len(digits))[:1500]]
+    C = np.cov(train.T, bias=True)
+    lam_1 = np.linalg.eigvalsh(C - np.diag(np.diag(C)))[-1]
+    assert check("05b.1", math.log(10) / math.log(1 + 0.05 * lam_1 / 4))  # tenfold, 1 decimal
+    u = np.linalg.eigh(C)[1][:, -1]
+    assert check("05b.2", (u @ C @ u) / (u @ (np.diag(C) * u)))  # variance ratio, 2 decimals
 
 
 def test_the_hash_format_is_fixed():

@@ -26,9 +26,9 @@ import pytest
 from bmlab.exercises import EXERCISES, check
 
 ROOT = Path(__file__).resolve().parent.parent
-MAIN = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+MAIN = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))  # 05b_... too
 SOLUTIONS = ROOT / "notebooks" / "solutions"
-CHECK = re.compile(r"""bmlab\.check\(\s*["'](\d\d\.\d+)["']\s*,\s*(.*?)\)\s*$""", re.M)
+CHECK = re.compile(r"""bmlab\.check\(\s*["'](\d\d[a-z]?\.\d+)["']\s*,\s*(.*?)\)\s*$""", re.M)
 DECIMAL = re.compile(r"(?<![\w.])-?\d+\.\d+(?:[eE][-+]?\d+)?")
 HOW = (
     "move the worked solution to {solutions} (one '## Exercise k' section per exercise, "
@@ -45,8 +45,9 @@ def _source(cell: dict) -> str:
 
 
 def _ids(path: Path) -> list[str]:
-    """The exercises of a notebook: the ids of exercises.json that start with its number."""
-    return sorted(i for i in EXERCISES if i.startswith(path.name[:2] + "."))
+    """The exercises of a notebook: the ids of exercises.json that start with its number
+    ("05." for 05_contrastive_divergence, "05b." for 05b_rbm_in_practice)."""
+    return sorted(i for i in EXERCISES if i.startswith(path.name.split("_")[0] + "."))
 
 
 def solutions_of(path: Path) -> Path:

@@ -4,7 +4,7 @@ The wheel is built from a copy of the package (not editable). A fast test (a few
 of ``make test``) opens it: it holds ``bmlab`` and its package data and nothing else, and no
 module in it imports a lab-only package or anything of the checkout. The slow test (marker
 ``wheel``, ``make test-wheel``) installs it with its dependencies pinned by
-``requirements.lock`` into a temporary venv, copies notebooks 02 and 05 outside the checkout
+``requirements.lock`` into a temporary venv, copies notebooks 02, 05 and 05b outside the checkout
 and executes them there with that venv's kernel. They must run without error, load the
 recorded results shipped as package data, import bmlab from the venv, and leave nothing behind
 (in particular no ``figures/``). Wall time with pip's cache warm: about 1 minute on an idle
@@ -25,7 +25,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = ["02_z_ledger.ipynb", "05_contrastive_divergence.ipynb"]
+NOTEBOOKS = [
+    "02_z_ledger.ipynb",
+    "05_contrastive_divergence.ipynb",
+    "05b_rbm_in_practice.ipynb",
+]
 #: What the package may import beside the standard library: its dependencies (pyproject.toml)
 #: and IPython, which ipywidgets brings. Never the lab (jupyter_client, voila, nbconvert,
 #: nbclient, nbformat, jupytext, traitlets, ...) or the checkout (tools, benchmarks).
