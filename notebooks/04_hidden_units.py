@@ -627,4 +627,4 @@ bmlab.check("04.3", my_answer)
 #   represent any distribution over the visibles.
 # - A. Decelle, G. Fissore, C. Furtlehner, "Thermodynamics of restricted Boltzmann machines
 #   and related learning dynamics", arXiv:1803.01960 (summary in `../shared/lecture/`): how
-#   the weights of an RBM evolve during training; further reading for notebook 05.
+#   the weights of an RBM evolve during training; computed in notebook 05b.
