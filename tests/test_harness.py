@@ -29,6 +29,7 @@ EXPECTED = [
     "03_ml_gradient",
     "04_hidden_units",
     "05_contrastive_divergence",
+    "06_spherical_machine",
 ]
 
 
