@@ -42,12 +42,14 @@ def _figure():
     (curve,) = ax_q.plot(_BETAS, np.zeros_like(_BETAS), color=NAVY, label="exact")
     (dot,) = ax_q.plot([1.0], [0.0], "o", color=ORANGE, ms=9, label="this β")
     ax_q.set(xlim=(0.0, 3.1), ylim=(0.0, 1.0), xlabel="β", ylabel="share q along u")
+    ax_q.set_xticks([0.5, 1.0, 1.5, 2.0, 2.5, 3.0])  # no tick label in the corner at 0
     ax_q.legend(loc="upper left", fontsize="small")
     bars = ax_h.bar(_BINS[:-1], np.zeros(len(_BINS) - 1), width=np.diff(_BINS), align="edge")
     for bar in bars:
         bar.set_color(GRAY)
     mean_line = ax_h.axvline(0.0, color=NAVY, lw=2)
     ax_h.set(xlim=(0.0, 1.0), xlabel="share (u·x)²/N of one sample", ylabel="fraction")
+    ax_h.set_xticks([0.2, 0.4, 0.6, 0.8, 1.0])
     title = ax_h.set_title("", fontsize="medium")
     return fig, ax_h, curve, dot, bars, mean_line, title
 
