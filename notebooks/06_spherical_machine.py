@@ -338,9 +338,9 @@ plt.show()
 #
 # In practice the model moment is not exact: PCD (notebook 05) estimates it from persistent
 # chains, moved by $\nu$ Markov-chain steps per update (`PCDSphericalGradient`: heat-bath
-# moves along random great circles of the sphere). A step moves $x$ in a random direction,
-# which overlaps the top eigenvector by only about $1/\sqrt N$, so a chain needs of order $N$
-# steps to change its share along it. We therefore use a smaller machine, $N = 50$ and
+# moves along random great circles of the sphere). A step turns $x$ towards a random
+# direction, which has only a small component along the top eigenvector, so a chain needs
+# many steps, more as $N$ grows, to change its share along it. We therefore use a smaller machine, $N = 50$ and
 # $K = 200$ (same teacher strength), train with the exact gradient and with PCD at $\nu = 1,
 # 4, 16$ (200 chains, one per data vector, learning rate 0.01), and follow the top eigenvalue
 # and the share of the chains along the teacher.
@@ -447,6 +447,8 @@ kl_scan = np.array([kl_teacher(w_ml, b) for b in beta_scan])
 best = beta_scan[np.argmin(kl_scan)]
 print(f"KL at beta = 1: {kl_teacher(w_ml):.1f} nats; smallest KL {kl_scan.min():.1f} nats "
       f"at beta = {best:.1f}")
+share_best = u_V**2 @ bmlab.spherical_moments(w_ml, best)[1] / N
+print(f"share along u at beta = {best:.1f}: {share_best:.2f} (teacher: {1 - 1 / C_STAR:.2f})")
 print(f"KL of the uniform law (W = 0): {kl_teacher(np.zeros(N)):.0f} nats")
 
 fig, ax = plt.subplots(figsize=(6, 3.4), layout="constrained")
@@ -465,9 +467,10 @@ plt.show()
 # Sampling this model *hotter* than it was trained ($\beta < 1$) brings it closer
 # to the teacher. The reason is the scatter in the bulk of Section 3: maximum likelihood
 # fitted the sampling noise of 400 data vectors, and a smaller $\beta$ shrinks the fitted
-# noise together with everything else; the top eigenvalue, far above the bulk, keeps the
-# condensed state. The paper finds the opposite case too: a model whose aligned mode is not
-# yet condensed gains from $\beta > 1$.
+# noise together with everything else. The top eigenvalue, far above the bulk, keeps the
+# model condensed, at a price: its share along $u$ falls to 0.53, below the teacher's 0.67.
+# Near the best $\beta$ the two effects balance. The paper finds the opposite case too: a
+# model whose aligned mode is not yet condensed gains from $\beta > 1$.
 #
 # ## 6 · A weight penalty, and the search for double descent
 #
