@@ -139,7 +139,7 @@ lam = 2 * np.cos(np.pi * (np.arange(N - 1) + 0.5) / (N - 1))  # semicircle-like 
 lam = np.append(lam, 3.0)  # one outlier
 for beta in (0.25, 2.0):
     a = beta * lam
-    z = brentq(lambda z: np.sum(1 / (z - a)) - N, a.max() + 1e-9, a.max() + 10)
+    z = brentq(lambda z, a=a: np.sum(1 / (z - a)) - N, a.max() + 1e-9, a.max() + 10)
     variance = 1 / (z - a)
     y2 = bmlab.spherical_moments(lam, beta)[1]
     bulk = np.abs(variance[:-1] / y2[:-1] - 1).max()
@@ -219,7 +219,8 @@ plt.show()
 
 # %%
 for n in (100, 1000, 10_000):
-    print(f"N = {n:6d}: q at beta c = 1 is {share(n, 1.0):.3f}, q sqrt(N) = {share(n, 1.0) * np.sqrt(n):.1f}")
+    q = share(n, 1.0)
+    print(f"N = {n:6d}: q at beta c = 1 is {q:.3f}, q sqrt(N) = {q * np.sqrt(n):.1f}")
 
 # %% [markdown]
 # ### Try it: condensation, live
@@ -340,10 +341,10 @@ plt.show()
 # chains, moved by $\nu$ Markov-chain steps per update (`PCDSphericalGradient`: heat-bath
 # moves along random great circles of the sphere). A step turns $x$ towards a random
 # direction, which has only a small component along the top eigenvector, so a chain needs
-# many steps, more as $N$ grows, to change its share along it. We therefore use a smaller machine, $N = 50$ and
-# $K = 200$ (same teacher strength), train with the exact gradient and with PCD at $\nu = 1,
-# 4, 16$ (200 chains, one per data vector, learning rate 0.01), and follow the top eigenvalue
-# and the share of the chains along the teacher.
+# many steps, more as $N$ grows, to change its share along it. We therefore use a smaller
+# machine, $N = 50$ and $K = 200$ (same teacher strength), train with the exact gradient and
+# with PCD at $\nu = 1, 4, 16$ (200 chains, one per data vector, learning rate 0.01), and
+# follow the top eigenvalue and the share of the chains along the teacher.
 
 # %%
 N_PCD, K_PCD, STEPS_PCD = 50, 200, 200
