@@ -426,13 +426,21 @@ plt.show()
 # %%
 log_Z_star, y2_star = bmlab.spherical_moments(teacher.lam)
 M_star = teacher.second_moment()  # <x x^T> of the teacher
-M_star_V = np.einsum("ij,ik,jk->k", M_star, V, V)  # its diagonal in the data basis
+
+
+def teacher_diagonal(basis):
+    """The diagonal of the teacher's <x x^T> in the coordinates of ``basis`` (columns)."""
+    return np.einsum("ij,ik,jk->k", M_star, basis, basis)
+
+
+M_star_V = teacher_diagonal(V)  # in the data basis of Section 3
 energy_star = 0.5 * C_STAR * (u @ M_star @ u)  # <x^T W* x> / 2 under the teacher
 
 
-def kl_teacher(w, beta=1.0):
-    """KL(teacher || model W = V diag(w) V^T at beta), exact, in nats."""
-    cross = 0.5 * beta * (w @ M_star_V) - bmlab.spherical_moments(w, beta)[0]
+def kl_teacher(w, beta=1.0, M_diag=M_star_V):
+    """KL(teacher || model W = V diag(w) V^T at beta), exact, in nats; ``M_diag`` is the
+    teacher's <x x^T> in the basis V (by default that of Section 3)."""
+    cross = 0.5 * beta * (w @ M_diag) - bmlab.spherical_moments(w, beta)[0]
     return energy_star - log_Z_star - cross
 
 
@@ -480,49 +488,63 @@ plt.show()
 # reports that the KL against $\gamma$ can fall, rise to a peak where the condensed state
 # disappears, and fall again: *double descent*. We scan $\gamma$ from strong to weak, each
 # run starting from the previous one's $W$ (60 updates each, the learning rate
-# shrinking as $1/\gamma$ at strong penalties to keep the ascent stable), on the data of Section 3.
+# shrinking as $1/\gamma$ at strong penalties to keep the ascent stable). Two data sets: the
+# $K = 400$ vectors of Section 3, and $K = 100$ fresh ones, fewer than the $N = 200$
+# dimensions (the undersampled regime of the paper).
 
 # %%
-gammas = np.geomspace(100, 0.01, 7)
-w = np.zeros(N)
-kl_gamma, share_gamma = [], []
-for gamma in gammas:
-    w = bmlab.train({"W": w}, exact_gradient, n_steps=60, lr=min(0.03, 0.5 / gamma),
-                    momentum=0.9, weight_decay=gamma).params["W"]
-    kl_gamma.append(kl_teacher(w))
-    share_gamma.append(u_V**2 @ bmlab.spherical_moments(w)[1] / N)
-kl_gamma, share_gamma = np.array(kl_gamma), np.array(share_gamma)
-print(" gamma     KL   share along u")
-for gamma, kl, q in zip(gammas, kl_gamma, share_gamma, strict=True):
-    print(f"{gamma:6.2f} {kl:6.1f}   {q:.2f}")
-rises = np.diff(kl_gamma[np.argmin(kl_gamma):]) > 0
-falls = np.diff(kl_gamma[: np.argmin(kl_gamma) + 1]) < 0
-print("one minimum (KL falls, then rises, as gamma decreases):", bool(rises.all() and falls.all()))
+def penalty_sweep(X, gammas):
+    """KL from the teacher and share along u of the MAP W for each penalty, warm-started."""
+    _, basis = np.linalg.eigh(X.T @ X / len(X))
+    gradient = bmlab.ExactSphericalGradient(X @ basis)
+    M_diag, along_u = teacher_diagonal(basis), (basis.T @ u) ** 2
+    w, kls, shares = np.zeros(N), [], []
+    for gamma in gammas:
+        w = bmlab.train({"W": w}, gradient, n_steps=60, lr=min(0.03, 0.5 / gamma),
+                        momentum=0.9, weight_decay=gamma).params["W"]
+        kls.append(kl_teacher(w, M_diag=M_diag))
+        shares.append(along_u @ bmlab.spherical_moments(w)[1] / N)
+    return np.array(kls), np.array(shares)
 
-fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(6, 4.6), sharex=True, layout="constrained")
-ax1.plot(gammas, kl_gamma, "o-", color=bmlab.NAVY)
+
+gammas = np.geomspace(100, 0.01, 7)
+fewer = teacher.sample(100, rng=rng)  # K = 100 < N
+sweeps = {k: penalty_sweep(X, gammas) for k, X in ((400, data), (100, fewer))}
+print(" gamma   KL (K=400)  share   KL (K=100)  share")
+for i, gamma in enumerate(gammas):
+    row = [f"  {sweeps[k][0][i]:9.1f}   {sweeps[k][1][i]:.2f}" for k in sweeps]
+    print(f"{gamma:6.2f}" + "".join(row))
+for k, (kl_gamma, _) in sweeps.items():
+    i_min = np.argmin(kl_gamma)
+    one = np.all(np.diff(kl_gamma[: i_min + 1]) < 0) and np.all(np.diff(kl_gamma[i_min:]) > 0)
+    print(f"K = {k}: one minimum (KL falls, then rises, as gamma decreases): {one}")
+
+fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(6, 4.8), sharex=True, layout="constrained")
+for k, color, marker in ((400, bmlab.NAVY, "o"), (100, bmlab.ORANGE, "s")):
+    ax1.plot(gammas, sweeps[k][0], marker=marker, color=color, label=f"K = {k}")
+    ax2.plot(gammas, sweeps[k][1], marker=marker, color=color, label=f"K = {k}")
 ax1.set_yscale("log")
 ax1.set_ylabel("KL, nats")
 ax1.set_title(r"penalty $\gamma$: KL from the teacher and condensation")
-ax2.plot(gammas, share_gamma, "s-", color=bmlab.ORANGE)
+ax1.legend(loc="upper center")
 ax2.set_ylabel(r"share $q$ along $u$")
 ax2.set_xscale("log")
 ax2.set_xlabel(r"L2 penalty $\gamma$ (weight decay)")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** one valley in the navy KL curve and no second one; in the orange
-# curve the condensed share dies out at the strongest penalties, with no bump in the KL
-# where it does.
+# **What to look for:** one valley in each KL curve (top) and no second one; below, the
+# condensed share dies out at the strongest penalties, with no bump in the KL where it does.
 #
-# At these sizes we see **no double descent**, only the familiar U: too strong a penalty
-# keeps $W$ near zero (the uniform law, far from the teacher), too weak a one fits the
-# noise. Why: weight decay finds the single most probable $W$ (the MAP estimate of a
-# Gaussian prior). The paper's double descent is a property of $W$ drawn from a posterior at
-# finite temperature, whose fluctuations near the condensation transition produce the
-# peak; it reports that the effect vanishes in the MAP limit, which is exactly what
-# `bmlab.train` computes. Here, as $\gamma$ falls, the share along $u$ rises smoothly from
-# zero and the KL falls with it, with no transition to cross twice.
+# At these sizes we see **no double descent**, with 400 samples or with 100, only the
+# familiar U: too strong a penalty keeps $W$ near zero (the uniform law, far from the
+# teacher), too weak a one fits the noise, and more so with fewer samples. Why: weight decay
+# finds the single most probable $W$ (the MAP estimate under a Gaussian prior). The paper's
+# double descent is a property of $W$ drawn from a posterior at finite temperature, whose
+# fluctuations near the condensation transition produce the peak; it reports that the
+# effect vanishes in the MAP limit, which is exactly what `bmlab.train` computes. Here, as
+# $\gamma$ falls, the share along $u$ rises smoothly from zero and the KL falls with it: no
+# transition is crossed twice.
 
 # %% [markdown]
 # ## Exercises
@@ -580,7 +602,7 @@ bmlab.check("06.3", my_answer)
 # - PCD with too few steps per update overshoots the top eigenvalue and, at this size,
 #   cycles instead of converging (Section 4).
 # - Sampling the trained model hotter lowers its KL from the teacher (Section 5);
-#   an L2 penalty gives one optimum, and no double descent at the MAP estimate (Section 6).
+#   an L2 penalty gives one optimum and, at the MAP estimate, no double descent (Section 6).
 #
 # ## References
 #
