@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
-from IPython.display import Image, display
+from IPython.display import HTML, display
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from ._checks import check_choice, check_in_range
@@ -37,6 +37,16 @@ from .learning import train
 from .plotting import GRAY
 
 _FULL_LABEL = {"description_width": "initial"}  # a control's description is never cut
+#: ipywidgets leaves a slider's handle without an accessible name: name each handle of the
+#: panels on the page after its slider's label, now and whenever widgets are drawn later.
+_NAME_SLIDERS = """<script>(() => {
+  const name = () => document.querySelectorAll(".bmlab-panel .noUi-handle:not([aria-label])")
+    .forEach(h => h.setAttribute("aria-label",
+      h.closest(".widget-slider").querySelector(".widget-label").textContent));
+  name();
+  window.bmlabNames ??= new MutationObserver(name);
+  window.bmlabNames.observe(document.body, {childList: true, subtree: true});
+})();</script>"""
 #: The label of a reference line: gray like the line, at its right end, just above it.
 _REFERENCE_LABEL = {"color": GRAY, "fontsize": "small", "ha": "right", "va": "bottom"}
 
@@ -48,6 +58,8 @@ def slider(name: str, value, lo, hi, step=None, *, description=None, log=False, 
     ``FloatSlider`` (step 0.05, two decimals), ``log=True`` a ``FloatLogSlider`` from ``lo``
     to ``hi`` (base 10, ``step`` in decades, default 0.1). A new value is sent when the slider
     is released unless ``continuous_update=True`` is given; ``kw`` goes to the widget.
+    ``value`` moves to the slider's grid (0.3 on a log slider from 0.01 to 0.316): the first
+    figure is the one its shown controls draw.
 
     Raises
     ------
@@ -64,12 +76,17 @@ def slider(name: str, value, lo, hi, step=None, *, description=None, log=False, 
         **kw,
     }
     if log:
-        lo, hi = math.log10(lo), math.log10(hi)
-        return widgets.FloatLogSlider(value=value, base=10, min=lo, max=hi, step=step or 0.1, **kw)
-    if integer:
-        return widgets.IntSlider(value=value, min=lo, max=hi, step=step or 1, **kw)
-    kw = {"readout_format": ".2f", **kw}
-    return widgets.FloatSlider(value=value, min=lo, max=hi, step=step or 0.05, **kw)
+        lo, hi, step = math.log10(lo), math.log10(hi), step or 0.1
+        value = 10 ** _on_grid(math.log10(value), lo, step)
+        return widgets.FloatLogSlider(value=value, base=10, min=lo, max=hi, step=step, **kw)
+    kind, step = (widgets.IntSlider, step or 1) if integer else (widgets.FloatSlider, step or 0.05)
+    kw = kw if integer else {"readout_format": ".2f", **kw}
+    return kind(value=_on_grid(value, lo, step), min=lo, max=hi, step=step, **kw)
+
+
+def _on_grid(x, lo, step):
+    """The point of the grid lo, lo + step, ... nearest to ``x`` (to 12 decimals)."""
+    return round(lo + round((x - lo) / step) * step, 12)
 
 
 def choice(name: str, value: str, options, *, description=None, dropdown=False):
@@ -146,29 +163,22 @@ class Panel:
         self._quiet = False
         plt.close(fig)  # keep the inline backend from showing a second, static copy
         self._canvas = FigureCanvasAgg(fig)
-        header = [widgets.HTML(f"<b>{html.escape(title)}</b>")] if title else []
-        boxes = list(controls.values())
+        box = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
+        rows = [widgets.HTML(f"<b>{html.escape(title)}</b>")] if title else []
+        rows += [box, self.output]  # then the progress bar of a training panel, the status
         self.progress = None
         if training:
             self.button = widgets.Button(description="Run", button_style="primary")
             self.button.on_click(lambda _: self.refresh())
-            boxes.append(self.button)
+            box.children += (self.button,)
             self.progress = widgets.IntProgress(
                 value=0, max=1, description="training", bar_style="info", style=_FULL_LABEL
             )
+            rows.append(self.progress)
         else:
             for control in controls.values():
                 control.observe(self._on_change, names="value")
-        bar = [] if self.progress is None else [self.progress]
-        self.widget = widgets.VBox(
-            [
-                *header,
-                widgets.HBox(boxes, layout=widgets.Layout(flex_flow="row wrap")),
-                self.output,
-                *bar,
-                self.status,
-            ]
-        )
+        self.widget = widgets.VBox([*rows, self.status])
         self.widget.add_class("bmlab-panel")  # a stable hook for the browser tests
 
     def train(self, params, gradient, *, n_steps: int, **kwargs):
@@ -213,10 +223,11 @@ class Panel:
         start = time.perf_counter()
         text = self.compute()
         self.status.value = "" if not text else html.escape(text)
-        image = Image(self.render())
+        png = base64.b64encode(self.render()).decode("ascii")
+        alt = html.escape(f"Figure of the panel {self.title}. {text or ''}")
         with self.output:
             self.output.clear_output(wait=True)
-            display(image)
+            display(HTML(f'<img alt="{alt}" src="data:image/png;base64,{png}">{_NAME_SLIDERS}'))
         return time.perf_counter() - start
 
     def render(self) -> bytes:
@@ -245,16 +256,10 @@ class Panel:
             self._quiet = False
         return self.refresh()  # the displayed figure and status show the new state
 
-    def snapshot(self) -> bytes:
-        """The figure as it stands, as PNG bytes (rendered like the inline backend does)."""
-        buffer = io.BytesIO()
-        self.fig.savefig(buffer, format="png", bbox_inches="tight")
-        return buffer.getvalue()
-
     def _repr_mimebundle_(self, **kwargs) -> dict:
         """Live widget view plus a static PNG and a stable title for kernel-less viewers."""
         self.refresh()
         bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["image/png"] = base64.b64encode(self.snapshot()).decode("ascii")
+        bundle["image/png"] = base64.b64encode(self.render()).decode("ascii")  # the live image
         bundle["text/plain"] = f"bmlab panel: {self.title}" if self.title else "bmlab panel"
         return bundle

@@ -15,33 +15,50 @@
 # %% [markdown]
 # # 03 · The maximum-likelihood gradient: two forces, a trap, and a duality
 #
-# Companion to Sections 5.2, 5.4 and 5.5 of the lecture. We fit a fully visible Boltzmann
-# machine (±1 spins, energy Eq. 5.1, $\beta = 1$) to data by climbing the average log-likelihood
+# Companion to Sections 5.2, 5.4, 5.5 and 5.8 of the lecture (Figures 5.1 and 5.2). We fit a
+# fully visible Boltzmann machine (±1 spins, energy Eq. 5.1, $\beta = 1$) to data by climbing
+# the average log-likelihood
 #
 # $$L(J,\theta) = \langle \log p(s)\rangle_\text{data} = \langle -E(s)\rangle_\text{data} - \log Z
 # .$$
 #
 # Every number below is checked against exact enumeration: with $N \le 10$ spins there are at
-# most 1024 states, so $Z$, the model moments and even the Hessian are cheap. The plan:
+# most $2^{10}$ states, so $Z$, the model moments and even the Hessian are cheap.
 #
-# 1. data from a teacher machine and from a tiny pattern set;
-# 2. the gradient, Eq. 5.4, written out in numpy (exact and sampled), and training curves;
-# 3. moment matching at the optimum, Eq. 5.6;
-# 4. why there are no local maxima (concavity);
-# 5. replacing the exact negative phase by Glauber chains;
-# 6. the trap of Section 5.5;
-# 7. maximum entropy and duality;
-# 8. memorizing (Hebb) versus learning, and the two forces of Figures 5.1 and 5.2.
+# **What this notebook teaches**
+#
+# 1. data from a teacher machine and from a tiny set of letters (Section 1);
+# 2. the gradient, Eq. 5.4, written out in numpy, exact and sampled, and a training curve
+#    (Section 2);
+# 3. moment matching at the optimum, Eq. 5.6 (Section 3);
+# 4. why there are no local maxima: the Hessian is minus a covariance (Section 4);
+# 5. what a sampled negative phase costs, and where its bias comes from (Section 5);
+# 6. the trap of Section 5.5: a frozen or a wrong negative phase (Section 6);
+# 7. maximum entropy, and the likelihood as its dual (Section 7);
+# 8. memorizing (Hebb) versus learning, and the two forces, wake and sleep, of Figures 5.1
+#    and 5.2 (Section 8);
+# 9. how many patterns Hebb's couplings and learned couplings can hold (Section 9);
+# 10. why score matching, the outlook of Section 5.8, needs no $Z$ (Section 10).
+#
+# **What it assumes**
+#
+# - the energy of Eq. 5.1, the Boltzmann distribution and Glauber dynamics (notebook 01);
+# - exact enumeration of all $2^N$ states and the negative phase as a sum (notebook 02);
+# - calculus: gradient, Hessian, concavity; numpy arrays and broadcasting.
 #
 # Parameters are a dict `{"J": (N, N) symmetric with zero diagonal, "theta": (N,)}`.
 
 # %% [markdown]
-# > **Notation.** Spins are $s_i=\pm1$ (not $\{0,1\}$ units; those come in notebook 05, with
-# > biases $a, b$). $J_{ij}$ are the couplings, $\theta_i$ the biases; there are no hidden units
-# > here, and $h$ (where it appears) is a spin's local field. $C$ and $m$ are second and first
-# > moments, $\langle s_is_j\rangle$ and $\langle s_i\rangle$; a prime, $C'$, means the diagonal
-# > set to zero. States are listed in the order of `bmlab.all_states` (row $c$: $s_i=+1$ exactly
-# > when bit $i$ of $c$ is 1), as in every notebook.
+# > **Notation.** Every unit is a spin $s_i=\pm1$ (notebook 05 switches to $\{0,1\}$ units with
+# > biases $a, b$). $J_{ij}=J_{ji}$ couples spins $i$ and $j$ ($J_{ii}=0$) and $\theta_i$ is the
+# > bias of spin $i$; there are no hidden units, so $h_i$ is always a local field, the pull
+# > $\sum_j J_{ij}s_j+\theta_i$ on spin $i$. $m_i=\langle s_i\rangle$ and
+# > $C_{ij}=\langle s_is_j\rangle$ are first and second moments, averaged over the data or over
+# > the model as the subscript says; $C'$ is $C$ with its diagonal set to zero. $\eta$ is the
+# > learning rate (`lr` in code). $L_D$ is the dual function of Section 7 and
+# > $\xi^\mu$ the $\mu$-th stored pattern of Sections 8 and 9. States are listed in the order
+# > of `bmlab.all_states` (row $c$: $s_i=+1$ exactly when bit $i$ of $c$ is 1), as in every
+# > notebook.
 
 # %%
 # On Colab or a fresh kernel without bmlab, install it first (does nothing where it is installed).
@@ -50,11 +67,15 @@ import importlib.util
 BMLAB_REPO = "git+https://github.com/OWNER/bmlab"  # placeholder: the project's public repository
 if importlib.util.find_spec("bmlab") is None:
     from IPython import get_ipython
+
     get_ipython().run_line_magic("pip", f"install -q {BMLAB_REPO}")
 
 # %%
+import math
+
 import matplotlib.pyplot as plt
 import numpy as np
+from scipy.integrate import quad
 from scipy.optimize import minimize_scalar
 
 import bmlab
@@ -73,6 +94,7 @@ rng = np.random.default_rng(SEED)
 # it hard for a local sampler. We draw $D = 1000$ configurations from it *exactly* (by
 # enumeration, `bmlab.sample_exact`), so the data are a perfect sample.
 
+
 # %%
 def random_machine(n, *, J_mean=0.0, J_std=1.0, theta_std=0.0, rng):
     """J_ij = J_mean/N + J_std g_ij/sqrt(N) with g_ij = g_ji standard normal;
@@ -90,10 +112,14 @@ S = bmlab.sample_exact(teacher["J"], teacher["theta"], n_samples=1000, rng=rng)
 m_data, C_data = S.mean(axis=0), S.T @ S / len(S)
 print("data: D =", S.shape[0], "configurations of N =", S.shape[1], "spins")
 print("<s_i>_data     :", np.round(m_data, 2))
-print(f"<s_i s_j>_data : min {C_data[iu].min():.2f}, mean {C_data[iu].mean():.2f}, "
-      f"max {C_data[iu].max():.2f}")
-print("fraction of configurations with |magnetization| >= 0.8: "
-      f"{np.mean(np.abs(S.sum(axis=1)) >= 8):.2f}")
+print(
+    f"<s_i s_j>_data : min {C_data[iu].min():.2f}, mean {C_data[iu].mean():.2f}, "
+    f"max {C_data[iu].max():.2f}"
+)
+print(
+    "fraction of configurations with |magnetization| >= 0.8: "
+    f"{np.mean(np.abs(S.sum(axis=1)) >= 8):.2f}"
+)
 
 # %% [markdown]
 # The second data set is structured: four letters on a $3\times 3$ grid ($N = 9$), each
@@ -104,7 +130,7 @@ letters = letters_3x3("TLXO")
 S_letters = noisy_copies(letters, 30, 0.08, rng=rng)
 m_let, C_let = S_letters.mean(axis=0), S_letters.T @ S_letters / len(S_letters)
 
-fig, axes = plt.subplots(2, 8, figsize=(8, 2.3))
+fig, axes = plt.subplots(2, 8, figsize=(8, 2.4))
 for j, ax in enumerate(axes[0, :4]):
     ax.imshow(letters[j].reshape(3, 3), cmap="gray_r", vmin=-1, vmax=1)
     ax.set_title("TLXO"[j])
@@ -123,9 +149,10 @@ axes[1, 0].set_ylabel("noisy copy", fontsize=8)
 plt.show()
 
 # %% [markdown]
-# **What to look for:** the teacher's correlation matrix is nearly uniform and strong (all pairs
-# aligned); the
-# letters' one has structure: pixels that share letters are correlated, others anti-correlated.
+# **What to look for:** in the two small matrices red is positive, blue negative and white
+# zero. The teacher's matrix is nearly uniform and deep red (all pairs aligned); the letters'
+# one has structure: pixels that are black in the same letters are positively correlated,
+# pixels that differ in most letters negatively, and some pairs hardly at all.
 
 # %% [markdown]
 # ## 2 · The learning rule, Eq. 5.4
@@ -136,27 +163,28 @@ plt.show()
 # ascent step adds $\eta$ times it. We compare it with bmlab's `visible_gradient(S)` at a
 # random parameter point.
 
+
 # %%
 def energy(s, J, theta):
-    return -0.5 * np.einsum("ci,ij,cj->c", s, J, s) - s @ theta            # Eq. 5.1
+    return -0.5 * np.einsum("ci,ij,cj->c", s, J, s) - s @ theta  # Eq. 5.1
 
 
 def gradient_by_enumeration(params, S):
     J, theta = params["J"], params["theta"]
-    states = bmlab.all_states(len(theta)).astype(float)                     # all 2^N configurations
+    states = bmlab.all_states(len(theta)).astype(float)  # all 2^N configurations
     w = np.exp(-energy(states, J, theta))
-    p = w / w.sum()                                                         # p(s) = e^{-E(s)} / Z
-    positive_J, positive_theta = S.T @ S / len(S), S.mean(axis=0)       # <s_i s_j>, <s_i> data
-    negative_J, negative_theta = states.T @ (p[:, None] * states), p @ states   # <.>_model, Eq. 5.5
+    p = w / w.sum()  # p(s) = e^{-E(s)} / Z
+    positive_J, positive_theta = S.T @ S / len(S), S.mean(axis=0)  # <s_i s_j>, <s_i> data
+    negative_J, negative_theta = states.T @ (p[:, None] * states), p @ states  # Eq. 5.5
     dJ = positive_J - negative_J
-    np.fill_diagonal(dJ, 0.0)                                               # J_ii is no parameter
+    np.fill_diagonal(dJ, 0.0)  # J_ii is no parameter
     return {"J": dJ, "theta": positive_theta - negative_theta}
 
 
 params = random_machine(N, J_std=0.5, theta_std=0.3, rng=rng)
 g_ref = gradient_by_enumeration(params, S)
 eta = 0.1
-stepped = {key: params[key] + eta * g_ref[key] for key in params}           # one ascent step
+stepped = {key: params[key] + eta * g_ref[key] for key in params}  # one ascent step
 raised = visible_log_likelihood(stepped, S) > visible_log_likelihood(params, S)
 print(f"one step with eta = {eta} raises L: {raised}")
 g_bm = visible_gradient(S)(params)
@@ -169,6 +197,7 @@ print(f"reference agrees with bmlab (max difference < 1e-10): {difference < 1e-1
 # coordinates Eq. 5.4 is the true derivative of $L$: a centred finite difference of the exact
 # $L$ along each of the $P = 55$ coordinates agrees with it.
 
+
 # %%
 def pack(params):
     n = len(params["theta"])
@@ -178,13 +207,17 @@ def pack(params):
 def unpack(u, n):
     J = np.zeros((n, n))
     J[np.triu_indices(n, 1)] = u[: n * (n - 1) // 2]
-    return {"J": J + J.T, "theta": u[n * (n - 1) // 2:]}
+    return {"J": J + J.T, "theta": u[n * (n - 1) // 2 :]}
+
+
+def L_of(u, n, data):
+    return visible_log_likelihood(unpack(u, n), data)
 
 
 u0, h = pack(params), 1e-5
-fd = np.array([(visible_log_likelihood(unpack(u0 + h * e, N), S)
-                - visible_log_likelihood(unpack(u0 - h * e, N), S)) / (2 * h)
-               for e in np.eye(u0.size)])
+fd = np.array(
+    [(L_of(u0 + h * e, N, S) - L_of(u0 - h * e, N, S)) / (2 * h) for e in np.eye(u0.size)]
+)
 print("P =", u0.size, "parameters")
 print("Eq. 5.4 agrees with finite differences to 1e-7:", bool(np.abs(pack(g_bm) - fd).max() < 1e-7))
 
@@ -197,15 +230,17 @@ print("Eq. 5.4 agrees with finite differences to 1e-7:", bool(np.abs(pack(g_bm) 
 # We check that with z-scores (independent draws, 4000 chains each, $k = 2$); the threshold
 # $|z| < 4.5$ is crossed by chance with probability below $4 \times 10^{-4}$ over 55 components.
 
+
 # %%
 def gradient_by_glauber(params, S, *, n_chains, k, rng):
     J, theta = params["J"], params["theta"]
-    s = rng.choice([-1.0, 1.0], size=(n_chains, len(theta)))               # random starts
-    for _ in range(k):                                                        # k sweeps
-        for i in range(len(theta)):                                          # sites in order
-            field = s @ J[i] + theta[i]                                      # local field h_i
-            s[:, i] = np.where(rng.random(n_chains) < 1 / (1 + np.exp(-2 * field)), 1.0, -1.0)
-    dJ = S.T @ S / len(S) - s.T @ s / n_chains                               # data minus chains
+    s = rng.choice([-1.0, 1.0], size=(n_chains, len(theta)))  # random starts
+    for _ in range(k):  # k sweeps
+        for i in range(len(theta)):  # sites in order
+            field = s @ J[i] + theta[i]  # local field h_i
+            up = rng.random(n_chains) < 1 / (1 + np.exp(-2 * field))  # heat bath, Eq. 5.2
+            s[:, i] = np.where(up, 1.0, -1.0)
+    dJ = S.T @ S / len(S) - s.T @ s / n_chains  # data minus chains
     np.fill_diagonal(dJ, 0.0)
     return {"J": dJ, "theta": S.mean(axis=0) - s.mean(axis=0)}, s
 
@@ -216,13 +251,18 @@ g_bm = visible_gradient(S, method="glauber", n_chains=4000, k=2)(params, check_r
 phi_ref = np.concatenate([s_ref[:, iu[0]] * s_ref[:, iu[1]], s_ref], axis=1)  # per chain
 standard_error = np.sqrt(2 * phi_ref.var(axis=0) / 4000)
 z = np.abs(pack(g_ref) - pack(g_bm)) / standard_error
-print(f"reference agrees with bmlab (max |z| = {z.max():.2f} < 4.5 over 55 components): "
-      f"{z.max() < 4.5}")
+chance = 55 * math.erfc(4.5 / math.sqrt(2))  # P(some |z| > 4.5) <= 55 P(|z| > 4.5)
+print(f"chance that some |z| of 55 exceeds 4.5 by luck: below {chance:.1e}")
+print(
+    f"reference agrees with bmlab (max |z| = {z.max():.2f} < 4.5 over 55 components): "
+    f"{z.max() < 4.5}"
+)
 
 # %% [markdown]
 # From here on bmlab's version does the work. Gradient ascent from $J = 0, \theta = 0$ with
 # the training loop `bmlab.train` (the same loop notebooks 04 and 05 use); the metric
 # recorded along the way is the exact $L$.
+
 
 # %%
 def L_teacher(p):
@@ -232,11 +272,11 @@ def L_teacher(p):
 zero = {"J": np.zeros((N, N)), "theta": np.zeros(N)}
 exact = visible_gradient(S)
 sgd = bmlab.train(zero, exact, n_steps=300, lr=0.1, record_every=5, metrics={"L": L_teacher})
-print("L at the start: {:.4f}  (= -N log 2 = {:.4f})".format(sgd.history["L"][0], -N * np.log(2)))
-print("L after 300 steps: {:.4f}".format(sgd.history.last("L")))
+print(f"L at the start: {sgd.history['L'][0]:.4f}  (= -N log 2 = {-N * np.log(2):.4f})")
+print(f"L after 300 steps: {sgd.history.last('L'):.4f}")
 print("L rose at every recorded step:", bool(np.all(np.diff(sgd.history["L"]) > 0)))
 
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8, 3))
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8, 3), layout="constrained")
 ax1.plot(sgd.history["step"], sgd.history["L"], color=bmlab.NAVY)
 ax1.set_xlabel("update")
 ax1.set_ylabel("L (nats)")
@@ -249,8 +289,7 @@ plt.show()
 
 # %% [markdown]
 # **What to look for:** $L$ rises fast at first and then flattens while the gradient norm keeps
-# falling steadily:
-# plain ascent crawls along flat directions near the optimum.
+# falling steadily: plain ascent crawls along flat directions near the optimum.
 
 # %% [markdown]
 # ## 3 · Moment matching at the optimum, Eq. 5.6
@@ -262,20 +301,25 @@ plt.show()
 # %%
 fit = visible_newton_fit(S)
 print("converged, gradient norm < 1e-8:", bool(np.linalg.norm(pack(exact(fit))) < 1e-8))
-print(f"L at the optimum: {L_teacher(fit):.4f}   "
-      f"L of the teacher on the same data: {L_teacher(teacher):.4f}")
+print(
+    f"L at the optimum: {L_teacher(fit):.4f}   "
+    f"L of the teacher on the same data: {L_teacher(teacher):.4f}"
+)
 m_fit, C_fit = bmlab.exact_moments(fit["J"], fit["theta"])
-print("model moments equal data moments to 1e-8:",
-      bool(max(np.abs(m_fit - m_data).max(), np.abs(C_fit - C_data).max()) < 1e-8))
+print(
+    "model moments (all 10 means and 45 pairs) equal data moments to 1e-8:",
+    bool(max(np.abs(m_fit - m_data).max(), np.abs(C_fit - C_data).max()) < 1e-8),
+)
 
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8, 3.4))
-ax1.plot([-1, 1], [-1, 1], color=bmlab.GRAY, lw=1)
-ax1.scatter(C_data[iu], C_fit[iu], s=14, color=bmlab.NAVY, label=r"$\langle s_i s_j\rangle$")
-ax1.scatter(m_data, m_fit, s=22, marker="s", color=bmlab.ORANGE, label=r"$\langle s_i\rangle$")
-ax1.set_xlabel("data moment")
-ax1.set_ylabel("model moment")
-ax1.set_title("Eq. 5.6: moments match")
-ax1.legend()
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8, 3.4), layout="constrained")
+near = [C_data[iu].min() - 0.01, C_data[iu].max() + 0.01]  # zoom on the data's pair moments
+ax1.plot(near, near, color=bmlab.GRAY, lw=1)
+ax1.scatter(C_data[iu], C_fit[iu], s=14, color=bmlab.NAVY)
+ax1.set_xlim(near)
+ax1.set_ylim(near)
+ax1.set_xlabel(r"data $\langle s_i s_j\rangle$")
+ax1.set_ylabel(r"model $\langle s_i s_j\rangle$")
+ax1.set_title("Eq. 5.6: pair moments match")
 lim = 1.1 * max(np.abs(teacher["J"]).max(), np.abs(fit["J"]).max())
 ax2.plot([-lim, lim], [-lim, lim], color=bmlab.GRAY, lw=1)
 ax2.scatter(teacher["J"][iu], fit["J"][iu], s=14, color=bmlab.NAVY)
@@ -283,17 +327,20 @@ ax2.set_xlabel(r"teacher $J_{ij}$")
 ax2.set_ylabel(r"learned $J_{ij}$")
 ax2.set_title("couplings: learned vs teacher")
 plt.show()
-print("largest |learned - teacher| coupling: {:.2f} (finite data: D = 1000)".format(
-    np.abs(fit["J"] - teacher["J"]).max()))
+print(
+    f"largest |learned - teacher| coupling: {np.abs(fit['J'] - teacher['J']).max():.2f} "
+    "(finite data: D = 1000)"
+)
 
 # %% [markdown]
-# **What to look for:** left, every point on the diagonal (Eq. 5.6); right, a visible scatter about
-# the diagonal.
+# **What to look for:** left (zoomed on the narrow range of the data's pair moments), every
+# pair on the diagonal (Eq. 5.6; the ten means match too, as printed); right, a visible scatter
+# about the diagonal.
 
 # %% [markdown]
 # The moments match to machine precision, but the couplings differ from the teacher's: the
 # fit maximizes the likelihood of *these* 1000 samples, and a finite sample's moments are not
-# the teacher's moments. With more data the two would converge (exercise 2).
+# the teacher's moments. With more data the two would converge (exercise 4).
 #
 # ## 4 · Concavity: no local maxima
 #
@@ -302,6 +349,7 @@ print("largest |learned - teacher| coupling: {:.2f} (finite data: D = 1000)".for
 # model, so no eigenvalue can be positive and $L$ is concave. We check it against finite
 # differences of the exact gradient.
 
+
 # %%
 def hessian(params):
     n = len(params["theta"])
@@ -309,18 +357,28 @@ def hessian(params):
     pairs = np.triu_indices(n, 1)
     phi = np.concatenate([states[:, pairs[0]] * states[:, pairs[1]], states], axis=1)
     p = bmlab.boltzmann_probs(params["J"], params["theta"])
-    X = phi - p @ phi                                  # centred sufficient statistics
-    return -(X.T @ (X * p[:, None]))                   # minus their model covariance
+    X = phi - p @ phi  # centred sufficient statistics
+    return -(X.T @ (X * p[:, None]))  # minus their model covariance
+
+
+def gradient_at(u):
+    return pack(exact(unpack(u, N)))
 
 
 H = hessian(fit)
 u_fit = pack(fit)
-fd_H = np.array([(pack(exact(unpack(u_fit + h * e, N))) - pack(exact(unpack(u_fit - h * e, N))))
-                 / (2 * h) for e in np.eye(u_fit.size)])
+fd_H = np.array(
+    [
+        (gradient_at(u_fit + h * e) - gradient_at(u_fit - h * e)) / (2 * h)
+        for e in np.eye(u_fit.size)
+    ]
+)
 eig = np.linalg.eigvalsh(H)
 print("Hessian shape:", H.shape)
-print("Hessian equals finite differences of Eq. 5.4 (to 1e-6):",
-      bool(np.abs(H - fd_H).max() < 1e-6))
+print(
+    "Hessian equals finite differences of Eq. 5.4 (to 1e-6):",
+    bool(np.abs(H - fd_H).max() < 1e-6),
+)
 print("all eigenvalues <= 0 (to 1e-12):", bool(eig.max() <= 1e-12))
 print(f"most negative eigenvalue lambda_min: {eig.min():.3f}, least negative: {eig.max():.2e}")
 print(f"2/|lambda_min| = {2 / abs(eig.min()):.3f}")
@@ -329,33 +387,40 @@ direction = rng.standard_normal(u_fit.size)
 direction /= np.linalg.norm(direction)
 ts = np.linspace(-3, 3, 61)
 slice_L = np.array([L_teacher(unpack(u_fit + t * direction, N)) for t in ts])
-print("1-D slice is concave (second differences <= 0):", bool(np.all(np.diff(slice_L, 2) <= 1e-12)))
+print(
+    "1-D slice is concave (second differences <= 0):",
+    bool(np.all(np.diff(slice_L, 2) <= 1e-12)),
+)
 print("slice peaks at t = 0:", bool(abs(ts[np.argmax(slice_L)]) < 1e-12))
 
-fig, ax = plt.subplots(figsize=(5, 3))
+fig, ax = plt.subplots(figsize=(5, 3), layout="constrained")
 ax.plot(ts, slice_L, color=bmlab.NAVY)
 ax.axvline(0, color=bmlab.GRAY, ls="--", lw=1)
-ax.set_xlabel("t (distance from the optimum along a random unit direction)")
+ax.set_xlabel("t, distance from the optimum along a random unit direction")
 ax.set_ylabel("L")
 ax.set_title("a slice through L is concave")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** one smooth hump with its top at $t=0$ and no second bump anywhere along the
-# slice.
+# **What to look for:** one smooth hump with its top at $t=0$ and no second bump anywhere along
+# the slice.
 
 # %% [markdown]
 # The curvature also sets the largest stable learning rate of plain gradient ascent: near the
 # optimum, $u$ moves by $(1 + \eta H)$ per step, which shrinks every direction only when
 # $\eta < 2/|\lambda_\text{min}|$, with $\lambda_\text{min}$ the most negative eigenvalue
-# (printed above; the learning rate 0.1 used here is below it; exercise 1 tries both sides).
+# (printed above; the learning rate 0.1 used here is below it; exercise 1 tries both sides on
+# another data set).
 #
 # ## 5 · A sampled negative phase
 #
 # Now the Glauber negative phase of Section 2 inside the training loop, either from fresh
 # random starts at every step or *persistently* (each step continues the chains of the
 # previous one). We train with each, from the same start and with the same learning rate,
-# and record the exact $L$.
+# and record the exact $L$. The cost column counts multiply-adds per step, roughly: the exact
+# negative phase computes one energy per state, about $N^2/2$ multiply-adds, and adds the
+# state's $N^2/2$ products $s_is_j$ into the moments, so about $2^N N^2$ in all; a Glauber sweep
+# updates $N$ spins, each after a local field of $N$ multiply-adds, so `n_chains` $\cdot\, k N^2$.
 
 # %%
 runs = {  # name: (method, k)
@@ -366,18 +431,24 @@ runs = {  # name: (method, k)
 }
 curves = {}
 for name, (method, k) in runs.items():
-    res = bmlab.train(zero, visible_gradient(S, method=method, n_chains=100, k=k), n_steps=300,
-                      lr=0.1, record_every=5, metrics={"L": L_teacher},
-                      rng=np.random.default_rng(SEED))  # the exact gradient draws nothing
+    res = bmlab.train(
+        zero,
+        visible_gradient(S, method=method, n_chains=100, k=k),
+        n_steps=300,
+        lr=0.1,
+        record_every=5,
+        metrics={"L": L_teacher},
+        rng=np.random.default_rng(SEED),  # the exact gradient draws nothing
+    )
     curves[name] = res.history
 L_opt = L_teacher(fit)
-print(f"{'negative phase':<20} {'spin updates/step':>18} {'final L':>9} {'L_opt - L':>10}")
+print(f"{'negative phase':<20} {'multiply-adds/step':>18} {'final L':>9} {'L_opt - L':>10}")
 for name, (method, k) in runs.items():
-    cost = 2**N * N if method == "exact" else 100 * k * N
+    cost = 2**N * N**2 if method == "exact" else 100 * k * N**2
     L_end = curves[name].last("L")
     print(f"{name:<20} {cost:>18d} {L_end:>9.3f} {L_opt - L_end:>10.3f}")
 
-fig, ax = plt.subplots(figsize=(6, 3.4))
+fig, ax = plt.subplots(figsize=(6, 3.4), layout="constrained")
 for name, hist in curves.items():
     ax.plot(hist["step"], hist["L"], label=name, lw=2.2 if name == "exact" else 1.4)
 ax.axhline(L_opt, color=bmlab.GRAY, ls="--", lw=1, label="optimum")
@@ -389,12 +460,12 @@ ax.legend(fontsize=8)
 plt.show()
 
 # %% [markdown]
-# **What to look for:** which curves stop short of the dashed optimum: fresh chains with $k=1$ far
-# below it,
-# $k=10$ closer, persistent chains almost on the exact curve.
+# **What to look for:** which curves stop short of the dashed optimum: fresh chains with
+# $k=1$ falling off the bottom of the plot, $k=10$ hovering well below the optimum, and
+# persistent chains swinging up and down, coming back to the optimum again and again and
+# ending close to it (the table gives the final values).
 
 # %% [markdown]
-# (The exact row's cost counts one energy per state, $2^N N$ multiply-adds, for comparison.)
 # To separate **noise** from **bias**, sit at the optimum, where the exact gradient is zero,
 # and draw 30 independent gradient estimates with fresh chains for several sweep budgets $k$.
 # The norm of their mean is the bias (it would be zero for an unbiased estimator, up to
@@ -410,20 +481,28 @@ for k in (1, 3, 10, 30):
     noise = np.sqrt(np.mean(np.sum((G - G.mean(axis=0)) ** 2, axis=1)))
     bias_rows.append((k, bias, noise))
     print(f"{k:>8d} {bias:>12.3f} {noise:>12.3f}")
-print("bias exceeds 3 noise/sqrt(30) for every k:",
-      all(bias > 3 * noise / np.sqrt(30) for _, bias, noise in bias_rows))
+print(
+    "bias exceeds 3 noise/sqrt(30) for every k:",
+    all(bias > 3 * noise / np.sqrt(30) for _, bias, noise in bias_rows),
+)
+p_fit = bmlab.boltzmann_probs(fit["J"], fit["theta"])
+states10 = bmlab.all_states(N).astype(float)
+mostly_down = p_fit[states10.sum(axis=1) < 0].sum()
+print(f"model mass on mostly-down states (more spins -1 than +1): {mostly_down:.2f}")
 
 # %% [markdown]
 # With one sweep from a random start the chains have not yet aligned: the estimated
 # correlations are too weak, and the gradient keeps pushing the couplings up -- bias, not
 # noise, and more chains would not remove it. More sweeps fix the alignment but *not* the
-# remaining bias: the teacher has two modes (mostly $-$, about two thirds of the mass, and
-# mostly $+$), a fresh chain drops into one of them depending on its random start, and
+# remaining bias: the teacher has two modes (mostly $-$, which holds the mass printed above,
+# and mostly $+$), a fresh chain drops into one of them depending on its random start, and
 # crossing between them takes far longer than 30 sweeps. The mode weights of the estimate are
 # set by the starting points, not by the model: the mixing obstruction of Section 5.5.
 # Persistent chains never restart, so their mode populations can follow the model -- they
-# did best above at the lowest cost -- as long as the parameters move slowly compared with
-# the chains.
+# ended closest to the optimum above, at the lowest cost -- as long as the parameters move
+# slowly compared with the chains. Their swings in the figure are the price of that
+# condition: the 100 chains always lag behind the model, so each step's negative phase comes
+# from samples of the parameters as they were a few steps earlier.
 #
 # ## 6 · The trap (Section 5.5)
 #
@@ -432,17 +511,23 @@ print("bias exceeds 3 noise/sqrt(30) for every k:",
 # data moments themselves, and nothing ever stops the update.
 
 # %%
-frozen = bmlab.train(zero, visible_gradient(S, method="frozen"), n_steps=200, lr=0.1,
-                     record_every=10,
-                     metrics={"L": L_teacher, "max|J|": lambda p: float(np.abs(p["J"]).max())})
+frozen = bmlab.train(
+    zero,
+    visible_gradient(S, method="frozen"),
+    n_steps=200,
+    lr=0.1,
+    record_every=10,
+    metrics={"L": L_teacher, "max|J|": lambda p: float(np.abs(p["J"]).max())},
+)
 steps, maxJ = frozen.history["step"], frozen.history["max|J|"]
 slope = np.diff(maxJ) / np.diff(steps)
-print("max|J| grows linearly, slope = lr * max<s_i s_j>_data = %.4f:" % (0.1 * C_data[iu].max()),
-      bool(np.allclose(slope, 0.1 * C_data[iu].max())))
-print("max|J| after 200 steps: {:.1f}, and L has fallen to {:.1f}".format(
-    maxJ[-1], frozen.history.last("L")))
+print(
+    f"max|J| grows linearly, slope = lr * max<s_i s_j>_data = {0.1 * C_data[iu].max():.4f}:",
+    bool(np.allclose(slope, 0.1 * C_data[iu].max())),
+)
+print(f"max|J| after 200 steps: {maxJ[-1]:.1f}, and L has fallen to {frozen.history.last('L'):.1f}")
 
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8, 3))
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8, 3), layout="constrained")
 ax1.plot(steps, maxJ, color=bmlab.ORANGE, label="frozen negative phase")
 ax1.axhline(np.abs(fit["J"]).max(), color=bmlab.NAVY, ls="--", lw=1, label="ML optimum")
 ax1.set_xlabel("update")
@@ -456,31 +541,38 @@ ax2.set_title("drift overshoots the optimum")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** $\max|J|$ climbing on a straight line through the optimum's value without
-# stopping, and
-# $L$ rising briefly, then falling without end.
+# **What to look for:** $\max|J|$ climbing on a straight line through the optimum's value
+# without stopping, and $L$ rising briefly, then falling without end.
 
 # %% [markdown]
-# **Hebb forever.** At $J=0,\theta=0$ every state is as likely as its mirror image, so all model
-# moments vanish ($\langle s_i\rangle=0$, $\langle s_is_j\rangle=0$ for $i\ne j$). The first exact
-# step of Eq. 5.4 from zero is therefore $\Delta J_{ij}=\eta\langle s_is_j\rangle_\text{data}$,
-# $\Delta\theta_i=\eta\langle s_i\rangle_\text{data}$: Hebb's rule, with the data as the patterns
-# (Section 8 writes it for the letter prototypes). The frozen negative phase is that first
-# step repeated for ever, so the trapped machine is Hebb's, scaled by the number of steps.
+# **Hebb forever.** At $J=0,\theta=0$ every state is as likely as its mirror image, so all
+# model moments vanish ($\langle s_i\rangle=0$, $\langle s_is_j\rangle=0$ for $i\ne j$). The
+# first exact step of Eq. 5.4 from zero is therefore $\Delta J_{ij}=\eta\langle
+# s_is_j\rangle_\text{data}$, $\Delta\theta_i=\eta\langle s_i\rangle_\text{data}$: Hebb's rule,
+# with the data as the patterns (Section 8 writes it for the letter prototypes). The frozen
+# negative phase is that first step repeated for ever, so the trapped machine is Hebb's,
+# scaled by the number of steps.
 
 # %%
 m0, C0 = bmlab.exact_moments(zero["J"], zero["theta"])
-print("model moments at J = 0, theta = 0 vanish (1e-12):",
-      bool(max(np.abs(m0).max(), np.abs(C0 - np.eye(N)).max()) < 1e-12))
-hebb_data = C_data - np.diag(np.diag(C_data))    # Hebb on the data: <s_i s_j>_data, J_ii = 0
-first = {key: 0.1 * v for key, v in exact(zero).items()}   # Section 2's first step (lr 0.1)
-print("first exact step from zero is Hebb's rule on the data, dJ = 0.1 <s_i s_j>_data (1e-12):",
-      bool(np.abs(first["J"] - 0.1 * hebb_data).max() < 1e-12
-           and np.abs(first["theta"] - 0.1 * m_data).max() < 1e-12))
+print(
+    "model moments at J = 0, theta = 0 vanish (1e-12):",
+    bool(max(np.abs(m0).max(), np.abs(C0 - np.eye(N)).max()) < 1e-12),
+)
+hebb_data = C_data - np.diag(np.diag(C_data))  # Hebb on the data: <s_i s_j>_data, J_ii = 0
+first = {key: 0.1 * v for key, v in exact(zero).items()}  # Section 2's first step (lr 0.1)
+print(
+    "first exact step from zero is Hebb's rule on the data, dJ = 0.1 <s_i s_j>_data (1e-12):",
+    bool(
+        np.abs(first["J"] - 0.1 * hebb_data).max() < 1e-12
+        and np.abs(first["theta"] - 0.1 * m_data).max() < 1e-12
+    ),
+)
 n_frozen = frozen.history["step"][-1]
-print(f"at the trap, after {n_frozen} frozen steps: "
-      f"J = {0.1 * n_frozen:g} x Hebb couplings (1e-10):",
-      bool(np.abs(frozen.params["J"] - 0.1 * n_frozen * hebb_data).max() < 1e-10))
+print(
+    f"at the trap, after {n_frozen} frozen steps: J = {0.1 * n_frozen:g} x Hebb couplings (1e-10):",
+    bool(np.abs(frozen.params["J"] - 0.1 * n_frozen * hebb_data).max() < 1e-10),
+)
 
 # %% [markdown]
 # **(b) Data moments in place of model moments.** If the negative phase is (wrongly) read off
@@ -488,32 +580,40 @@ print(f"at the trap, after {n_frozen} frozen steps: "
 
 # %%
 data_as_model = bmlab.train(zero, visible_gradient(S, method="data"), n_steps=50, lr=0.1)
-print("gradient identically zero at every step:",
-      bool(np.all(data_as_model.history["grad_norm"] == 0)))
-print("parameters after 50 steps unchanged (all zero):",
-      bool(all(np.all(v == 0) for v in data_as_model.params.values())))
+print(
+    "gradient identically zero at every step:",
+    bool(np.all(data_as_model.history["grad_norm"] == 0)),
+)
+print(
+    "parameters after 50 steps unchanged (all zero):",
+    bool(all(np.all(v == 0) for v in data_as_model.params.values())),
+)
 
 # %% [markdown]
 # ## 7 · Maximum entropy, run backwards
 #
 # Among all distributions with the data's first and second moments, the fitted machine is the
-# one of largest entropy, and $(\theta, J)$ are the Lagrange multipliers of the moment
-# constraints. The dual function
+# one of largest entropy, $H_\text{max}$, and $(\theta, J)$ are the Lagrange multipliers of the
+# moment constraints. The dual function
 #
 # $$L_D(\theta, J) = \log Z - \sum_i \theta_i \langle s_i\rangle_\text{data}
 #   - \tfrac12 \sum_{i\ne j} J_{ij}\langle s_i s_j\rangle_\text{data} = -L$$
 #
-# upper-bounds the maximum entropy everywhere (weak duality) and touches it at the optimum
-# (strong duality). Away from the optimum, $L_D$ also exceeds the machine's *own* entropy
-# $H(p_\text{model}) = \log Z + \langle E\rangle_\text{model}$, by
-# $L_D - H(p_\text{model}) = \langle E\rangle_\text{data} - \langle E\rangle_\text{model}$,
-# a gap that closes only where the moments match.
+# bounds the maximum entropy from above for *every* choice of multipliers (weak duality) and
+# touches it at the optimum (strong duality). The gap has a name: since the fitted machine
+# $p^*$ has the data's moments, $L_D(\theta, J) - H_\text{max} = \mathrm{KL}(p^*\,\|\,p_{\theta,
+# J})$, which is zero only at the optimum. We check it at the random point of Section 2 and
+# along the line $t\cdot(\theta^*, J^*)$ through zero and the optimum.
+
 
 # %%
 def dual(params, S):
     J, theta = params["J"], params["theta"]
-    return (bmlab.log_partition(J, theta) - theta @ S.mean(axis=0)
-            - 0.5 * np.sum(J * (S.T @ S / len(S))))
+    return (
+        bmlab.log_partition(J, theta)
+        - theta @ S.mean(axis=0)
+        - 0.5 * np.sum(J * (S.T @ S / len(S)))
+    )
 
 
 def entropy(p):
@@ -521,75 +621,96 @@ def entropy(p):
     return float(-np.sum(p * np.log(p)))
 
 
-def model_entropy(params):
-    return entropy(bmlab.boltzmann_probs(params["J"], params["theta"]))
+def kl(p, q):
+    keep = p > 0
+    return float(np.sum(p[keep] * (np.log(p[keep]) - np.log(q[keep]))))
 
 
-H_fit = model_entropy(fit)
-print(f"at the optimum:  L_D = {dual(fit, S):.4f},  H(p_model) = {H_fit:.4f}")
-print("strong duality, |L_D - H| < 1e-8:", bool(abs(dual(fit, S) - H_fit) < 1e-8))
-p_params = bmlab.boltzmann_probs(params["J"], params["theta"])
-gap = dual(params, S) - model_entropy(params)
-E_gap = bmlab.energy(S, params["J"], params["theta"]).mean() - p_params @ bmlab.energy(
-    bmlab.all_states(N), params["J"], params["theta"])
-print(f"at the random point of Section 2: L_D - H(p_model) = {gap:.3f} "
-      "= <E>_data - <E>_model (to 1e-10):",
-      bool(abs(gap - E_gap) < 1e-10))
-print("weak duality, L_D(anywhere) >= H(p_model at the optimum):",
-      bool(dual(params, S) >= H_fit and dual(zero, S) >= H_fit))
+def scaled(params, t):
+    return {key: t * value for key, value in params.items()}
+
+
+H_max = entropy(p_fit)
+print(f"at the optimum: L_D = {dual(fit, S):.4f}, H_max = H(p*) = {H_max:.4f}")
+print("strong duality, |L_D - H_max| < 1e-8:", bool(abs(dual(fit, S) - H_max) < 1e-8))
+print(f"{'point':>22} {'L_D - H_max':>12}   = KL(p* || p) (to 1e-10)")
+points = {"random (Section 2)": params} | {f"t = {t:g}": scaled(fit, t) for t in (0, 0.5, 1, 1.5)}
+for name, point in points.items():
+    gap = dual(point, S) - H_max
+    p_point = bmlab.boltzmann_probs(point["J"], point["theta"])
+    same = abs(gap - kl(p_fit, p_point)) < 1e-10
+    print(f"{name:>22} {round(gap, 3) + 0.0:>12.3f}   {same}")
+zero_entropy = entropy(bmlab.boltzmann_probs(zero["J"], zero["theta"]))
+print(
+    "at J = 0, theta = 0: L_D = H(p_zero) = N log 2 (to 1e-10):",
+    abs(dual(zero, S) - N * np.log(2)) < 1e-10 and abs(zero_entropy - N * np.log(2)) < 1e-10,
+)
 
 # %% [markdown]
+# The bound is on $H_\text{max}$, not on the entropy of the machine at hand: at $J=0,\theta=0$
+# the uniform machine has the largest entropy of all, and $L_D$ equals it exactly, although its
+# moments are wrong. Gradient descent on $L_D$ is ascent on $L$, Eq. 5.4 step by step.
+#
 # Two other distributions with exactly the same first and second moments: the data's own
 # empirical distribution, and one built by tilting the model's probabilities along a random
 # direction $w(s)$ that is orthogonal, in the $p$-weighted inner product, to the constant and
 # to every sufficient statistic -- so no moment changes. Both have lower entropy.
 
+
 # %%
 def same_moments(p, phi, *, rng):
-    A = np.concatenate([np.ones((len(p), 1)), phi], axis=1)        # 1 and phi(s) for every state
+    A = np.concatenate([np.ones((len(p), 1)), phi], axis=1)  # 1 and phi(s) for every state
     g = rng.standard_normal(len(p))
     root = np.sqrt(p)[:, None]
-    w = g - A @ np.linalg.lstsq(root * A, root[:, 0] * g, rcond=None)[0]   # orthogonal to A
-    q = np.clip(p * (1 + w / np.max(-w[p > 0])), 0, None)         # largest tilt keeping q >= 0
+    w = g - A @ np.linalg.lstsq(root * A, root[:, 0] * g, rcond=None)[0]  # orthogonal to A
+    q = np.clip(p * (1 + w / np.max(-w[p > 0])), 0, None)  # largest tilt keeping q >= 0
     return q / q.sum()
 
 
-states10 = bmlab.all_states(N).astype(float)
-p_fit = bmlab.boltzmann_probs(fit["J"], fit["theta"])
 p_data = np.bincount(bmlab.state_codes(S), minlength=2**N) / len(S)
 phi10 = np.concatenate([states10[:, iu[0]] * states10[:, iu[1]], states10], axis=1)
 q = same_moments(p_fit, phi10, rng=rng)
-for name, dist in (("empirical data distribution", p_data), ("moment-preserving perturbation", q)):
+for name, dist in (("empirical data distribution", p_data), ("moment-preserving tilt", q)):
     m_q, C_q = bmlab.moments_from_probs(dist, N)
     same = max(np.abs(m_q - m_fit).max(), np.abs(C_q - C_fit).max()) < 1e-8
-    print(f"{name}: same moments: {same}, entropy {entropy(dist):.4f} < {H_fit:.4f}:",
-          entropy(dist) < H_fit)
+    print(
+        f"{name}: same moments: {same}, entropy {entropy(dist):.4f} < {H_max:.4f}:",
+        entropy(dist) < H_max,
+    )
 for name, p in (("optimum", fit), ("J=0, theta=0", zero)):
-    log_p = np.log(bmlab.boltzmann_probs(p["J"], p["theta"]))
-    kl = np.sum(p_data[p_data > 0] * (np.log(p_data[p_data > 0]) - log_p[p_data > 0]))
-    print(f"L = -KL(p_data||p_model) - H(p_data) at the {name} (to 1e-10):",
-          bool(abs(L_teacher(p) - (-kl - entropy(p_data))) < 1e-10))
+    p_model = bmlab.boltzmann_probs(p["J"], p["theta"])
+    print(
+        f"L = -KL(p_data||p_model) - H(p_data) at the {name} (to 1e-10):",
+        bool(abs(L_teacher(p) - (-kl(p_data, p_model) - entropy(p_data))) < 1e-10),
+    )
 
 # %% [markdown]
 # ## 8 · Memorize versus learn, and the two forces (Figures 5.1 and 5.2)
 #
 # Hebb's rule writes the couplings in one pass, $J = \frac1N\sum_\mu \xi^\mu \xi^{\mu\top}$
-# (zero diagonal), from the four letter prototypes. To give it a fair chance we let maximum
-# likelihood choose its overall scale $c$ (a one-dimensional fit of $L(cJ)$); Hebb itself
-# fixes only the couplings' pattern. Maximum likelihood instead fits all $P = 45$ parameters
-# to the noisy copies.
+# (zero diagonal), from the four letter prototypes $\xi^\mu$. To give it a fair chance we let
+# maximum likelihood choose its overall scale $c$ (a one-dimensional fit of $L(cJ)$); Hebb
+# itself fixes only the couplings' pattern. Maximum likelihood instead fits all $P = 45$
+# parameters to the noisy copies.
 
 # %%
 N_let = 9
-J_hebb = letters.T @ letters / N_let                  # Hebb: sum over patterns of xi xi^T / N
+J_hebb = letters.T @ letters / N_let  # Hebb: sum over patterns of xi xi^T / N
 np.fill_diagonal(J_hebb, 0.0)
 zero9 = np.zeros(N_let)
-c = minimize_scalar(lambda c: -visible_log_likelihood({"J": c * J_hebb, "theta": zero9}, S_letters),
-                    bounds=(0.0, 10.0), method="bounded", options={"xatol": 1e-9}).x
+
+
+def minus_L_hebb(c):
+    return -visible_log_likelihood({"J": c * J_hebb, "theta": zero9}, S_letters)
+
+
+c = minimize_scalar(minus_L_hebb, bounds=(0.0, 10.0), method="bounded", options={"xatol": 1e-9}).x
 hebb = {"J": c * J_hebb, "theta": zero9}
 ml = visible_newton_fit(S_letters)
 L_hebb, L_ml = visible_log_likelihood(hebb, S_letters), visible_log_likelihood(ml, S_letters)
-L_best = -entropy(np.bincount(bmlab.state_codes(S_letters), minlength=2**N_let) / len(S_letters))
+p_letters = np.bincount(bmlab.state_codes(S_letters), minlength=2**N_let) / len(S_letters)
+L_best = -entropy(p_letters)
+print("parameters of the letter machine:", pack(ml).size)
 print(f"maximum-likelihood scale of the Hebb couplings: c = {c:.3f}")
 print(f"L, Hebb (scale fitted): {L_hebb:.3f}")
 print(f"L, maximum likelihood : {L_ml:.3f}")
@@ -600,7 +721,10 @@ print("maximum likelihood beats Hebb:", L_ml > L_hebb)
 # Where do the prototypes sit in each landscape? Many states share an energy exactly (Hebb's
 # energy is symmetric under $s \to -s$, and its couplings take few values), so we rank the
 # *distinct energy levels* -- energies closer than $10^{-9}$ count as one level, level 0 is
-# the lowest -- rather than the states, whose order within a level is arbitrary.
+# the lowest -- rather than the states, whose order within a level is arbitrary. The figure
+# puts the states on a logarithmic axis of their rank, so that the few lowest ones, where the
+# prototypes sit, get room.
+
 
 # %%
 def level_of(E, e, tol=1e-9):
@@ -612,118 +736,150 @@ def level_of(E, e, tol=1e-9):
 
 states = bmlab.all_states(N_let)
 codes_proto = bmlab.state_codes(letters)
-in_data = np.bincount(bmlab.state_codes(S_letters), minlength=2**N_let) > 0
-fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
-for ax, (name, p) in zip(axes, (("Hebb, scale fitted", hebb), ("maximum likelihood", ml)),
-                         strict=True):
+in_data = p_letters > 0
+fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), layout="constrained")
+for ax, (name, p) in zip(
+    axes, (("Hebb, scale fitted", hebb), ("maximum likelihood", ml)), strict=True
+):
     E = bmlab.energy(states, p["J"], p["theta"])
     order = np.argsort(E, kind="stable")
     rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    ax.plot(np.arange(E.size), E[order], color=bmlab.GRAY, lw=1)
-    ax.scatter(rank[in_data], E[in_data], s=10, color=bmlab.ORANGE, label="states in the data",
-               zorder=3)
-    ax.scatter(rank[codes_proto], E[codes_proto], s=60, marker="*", color=bmlab.NAVY,
-               label="letter prototypes", zorder=4)
-    ax.set_xlabel("state, sorted by energy")
+    rank[order] = np.arange(1, order.size + 1)  # 1 = lowest energy
+    ax.plot(np.arange(1, E.size + 1), E[order], color=bmlab.GRAY, lw=1)
+    ax.scatter(rank[in_data], E[in_data], s=10, color=bmlab.ORANGE, label="states in the data")
+    ax.scatter(
+        rank[codes_proto],
+        E[codes_proto],
+        s=40,
+        marker="*",
+        color=bmlab.NAVY,
+        label="letter prototypes",
+        zorder=4,
+    )
+    ax.set_xscale("log")
+    ax.set_xlabel("rank of the state by energy (1 = lowest)")
     ax.set_ylabel("energy E(s)")
-    ax.set_title(f"{name}: L = {visible_log_likelihood(p, S_letters):.2f}")
+    ax.set_title(f"{name}: L = {visible_log_likelihood(p, S_letters):.2f}", fontsize=10)
     levels = [level_of(E, e) for e in E[codes_proto]]
     n_levels = level_of(E, np.inf)
-    print(f"{name}: prototypes T, L, X, O on energy levels {levels} of {n_levels} distinct levels;"
-          f" {int(np.sum(np.abs(E - E.min()) < 1e-9))} state(s) share the lowest level")
-axes[0].legend(fontsize=8)
+    n_lowest = int(np.sum(np.abs(E - E.min()) < 1e-9))
+    print(
+        f"{name}: prototypes T, L, X, O on energy levels {levels} of {n_levels} distinct "
+        f"levels; {n_lowest} state(s) share the lowest level"
+    )
+handles, labels = axes[0].get_legend_handles_labels()
+fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize=8)
 fig.suptitle("Figure 5.1: couplings written (Hebb) vs couplings fitted (maximum likelihood)")
-fig.tight_layout()
 bmlab.save_figure(fig, "fig5.1_memorize_vs_learn")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** where the navy stars sit on the gray staircase: on Hebb's coarse steps
-# beside other
-# states, on maximum likelihood's four lowest energies.
+# **What to look for:** where the navy stars sit on the gray staircase: on Hebb's coarse steps,
+# beside other states and not all at the bottom; on maximum likelihood's four lowest ranks.
 
 # %% [markdown]
 # Hebb did **not** put the minima at the patterns. The letter L shares the lowest level with
 # three other states: its inverted twin (Hebb's energy is symmetric under $s \to -s$) and a
 # spurious state that is no letter, with its twin. T and O sit one level up, beside their
-# twins and four more spurious states, and X two levels up. Four patterns on nine units are
-# far more than Hebb's rule can store (Section 4.2: about $0.138\,N \approx 1$ pattern here),
-# so the stored patterns interfere and mixtures compete with them. The fitted scale $c$ does
-# not change the order of the levels, so these are pure Hebb's ranks. Maximum likelihood, fit
-# to the noisy copies, puts the four prototypes on its four lowest energies: the landscape is
-# molded until its basins sit under the data.
+# twins and more spurious states, and X two levels up. Four patterns on nine units are
+# far more than Hebb's rule can hold (Section 9 measures how many it can), so the stored
+# patterns interfere and mixtures compete with them. The fitted scale $c$ does not change the
+# order of the levels, so these are pure Hebb's ranks. Maximum likelihood, fit to the noisy
+# copies, puts the four prototypes on its four lowest energies: the landscape is molded until
+# its basins sit under the data.
 #
 # **The two forces.** Start from the Hebb machine and take one exact gradient step. The change
-# of each state's energy splits into the positive phase, $-\eta(\tfrac12 s^\top C'_\text{data} s +
-# m_\text{data}\cdot s)$, which is most negative where the data are, and the negative phase,
-# $+\eta(\tfrac12 s^\top C'_\text{model} s + m_\text{model}\cdot s)$, which is largest where the
-# model already puts its mass -- on its own samples, including the spurious states
-# (primes: diagonal set to zero).
+# of each state's energy splits into two terms. The positive phase, Hinton's *wake* phase,
+# $-\eta(\tfrac12 s^\top C'_\text{data} s + m_\text{data}\cdot s)$, is built from the data's
+# moments and is most negative where the data are. The negative phase, the *sleep* phase,
+# $+\eta(\tfrac12 s^\top C'_\text{model} s + m_\text{model}\cdot s)$, is built from the model's
+# moments and is largest where the model already puts its mass -- on its own samples,
+# including the spurious states. (The lecture keeps positive and negative as the technical
+# names; wake and sleep are a mnemonic, not the later wake-sleep algorithm.)
+
 
 # %%
 def push(m, C, states):
     """1/2 s^T C' s + m . s for every state (C' = C with zero diagonal)."""
-    return 0.5 * np.einsum("ci,ij,cj->c", states, C - np.diag(np.diag(C)), states) + states @ m
+    C_off = C - np.diag(np.diag(C))
+    return 0.5 * np.einsum("ci,ij,cj->c", states, C_off, states) + states @ m
+
+
+def phase_bars(ax, values, color, label):
+    """One bar per state, drawn as a single filled step outline (fast for 512 states)."""
+    edges = np.arange(len(values) + 1) - 0.5
+    ax.stairs(values, edges, baseline=0, fill=True, color=color, alpha=0.55, label=label)
 
 
 lr_step = 0.5
 states_f = states.astype(float)
 m_hebb, C_hebb = bmlab.exact_moments(hebb["J"], hebb["theta"])
-dE_pos = -lr_step * push(m_let, C_let, states_f)              # down where the data are
-dE_neg = +lr_step * push(m_hebb, C_hebb, states_f)            # up where the model puts mass
+dE_pos = -lr_step * push(m_let, C_let, states_f)  # wake: from the data's moments
+dE_neg = +lr_step * push(m_hebb, C_hebb, states_f)  # sleep: from the model's moments
 g_hebb = visible_gradient(S_letters)(hebb)
 after = {key: hebb[key] + lr_step * g_hebb[key] for key in hebb}
 E_hebb = bmlab.energy(states, hebb["J"], hebb["theta"])
 dE = bmlab.energy(states, after["J"], after["theta"]) - E_hebb
-print("the two phases add up to the energy change of one gradient step (to 1e-10):",
-      bool(np.abs(dE_pos + dE_neg - dE).max() < 1e-10))
+print(
+    "the two phases add up to the energy change of one gradient step (to 1e-10):",
+    bool(np.abs(dE_pos + dE_neg - dE).max() < 1e-10),
+)
 
 order = np.argsort(E_hebb, kind="stable")
 model_samples = bmlab.state_codes(
-    bmlab.glauber_sample(hebb["J"], hebb["theta"], n_chains=200, n_sweeps=20, init="random",
-                         rng=rng))
+    bmlab.glauber_sample(
+        hebb["J"], hebb["theta"], n_chains=200, n_sweeps=20, init="random", rng=rng
+    )
+)
 sampled = np.zeros(states.shape[0], dtype=bool)
 sampled[model_samples] = True
 x = np.arange(states.shape[0])
 rank = np.empty_like(order)
 rank[order] = x
 
-fig, ax = plt.subplots(figsize=(9, 3.6))
-ax.bar(x, dE_pos[order], width=1.0, color=bmlab.NAVY, alpha=0.55,
-       label="positive phase (down on data)")
-ax.bar(x, dE_neg[order], width=1.0, color=bmlab.ORANGE, alpha=0.55,
-       label="negative phase (up on the model)")
+fig, (ax, strip) = plt.subplots(
+    2, 1, figsize=(9, 4.4), sharex=True, height_ratios=(4, 1), layout="constrained"
+)
+phase_bars(ax, dE_pos[order], bmlab.NAVY, "positive (wake) phase")
+phase_bars(ax, dE_neg[order], bmlab.ORANGE, "negative (sleep) phase")
 ax.plot(x, dE[order], color="k", lw=0.8, label="net change")
-ax.scatter(rank[in_data], dE_pos[in_data] - 0.3, marker="^", s=12, color=bmlab.NAVY,
-           label="data states")
-ax.scatter(rank[sampled], dE_neg[sampled] + 0.3, marker="v", s=12, color=bmlab.ORANGE,
-           label="Glauber samples of the model")
 ax.axhline(0, color=bmlab.GRAY, lw=0.8)
-ax.set_xlabel("state, sorted by its energy under the Hebb machine")
 ax.set_ylabel(r"change of $E(s)$ in one step")
 ax.set_title(f"Figure 5.2: the two forces of one gradient step (lr = {lr_step})")
-ax.legend(fontsize=7, ncol=2, loc="lower right")
+strip.broken_barh([(r - 0.5, 1.0) for r in rank[in_data]], (0.55, 0.4), color=bmlab.NAVY)
+strip.broken_barh([(r - 0.5, 1.0) for r in rank[sampled]], (0.05, 0.4), color=bmlab.ORANGE)
+strip.set_ylim(0, 1)
+strip.set_yticks([0.25, 0.75], ["model samples", "data states"], fontsize=8)
+strip.set_xlabel("state, sorted by its energy under the Hebb machine")
+fig.legend(loc="outside right upper", fontsize=8)
 bmlab.save_figure(fig, "fig5.2_two_forces")
 plt.show()
-print(f"mean positive push on data states: {dE_pos[in_data].mean():.2f} "
-      f"(averaged over all states it is zero: {bool(abs(dE_pos.mean()) < 1e-12)})")
-print(f"mean negative push on model-sampled states: {dE_neg[sampled].mean():.2f} "
-      f"(averaged over all states it is zero: {bool(abs(dE_neg.mean()) < 1e-12)})")
+print(
+    f"mean positive push on data states: {dE_pos[in_data].mean():.2f} "
+    f"(averaged over all states it is zero: {bool(abs(dE_pos.mean()) < 1e-12)})"
+)
+print(
+    f"mean negative push on model-sampled states: {dE_neg[sampled].mean():.2f} "
+    f"(averaged over all states it is zero: {bool(abs(dE_neg.mean()) < 1e-12)})"
+)
+print(
+    f"mean net change on data states: {dE[in_data].mean():.2f}, "
+    f"on model-sampled states that are no data state: {dE[sampled & ~in_data].mean():.2f}"
+)
 
 # %% [markdown]
-# **What to look for:** the navy bars are not all negative nor the orange all positive; the black
-# net change is
-# what moves the landscape: down under the data triangles, up under the model's samples.
+# **What to look for:** the navy bars are not all negative nor the orange all positive; the
+# black net change is what moves the landscape: on average down on the data states (navy marks
+# in the strip) and up on the model's samples that are no data (orange marks alone), as printed.
 
 # %% [markdown]
 # **A quadratic form, not a pull at single points.** Each phase changes the energy of *every*
 # state: the positive phase by $-\eta(\tfrac12 s^\top C'_\text{data}s+m_\text{data}\cdot s)$, a
 # quadratic form in $s$. Summed over all $2^9$ states, $s_is_j$ ($i\ne j$) and $s_i$ each cancel
 # (every state has partners with the sign flipped), so each phase raises as much energy as it
-# lowers. The "down on data" bars therefore push down the states that agree with the data's
+# lowers. The wake bars therefore push down the states that agree with the data's
 # correlations -- the data states among them, on average -- and push *up* every state that
-# disagrees, a large share of all states. Likewise for the negative phase with the model's
+# disagrees, a large share of all states. Likewise for the sleep bars with the model's
 # moments. Neither phase acts only where its samples are.
 #
 # At the maximum-likelihood machine `ml` the model's moments equal the data's (Eq. 5.6): the
@@ -736,38 +892,167 @@ print(f"the positive phase (at the Hebb machine) raises the energy of {up_pos:.0
 m_ml, C_ml = bmlab.exact_moments(ml["J"], ml["theta"])
 dE_pos_ml = -lr_step * push(m_let, C_let, states_f)
 dE_neg_ml = +lr_step * push(m_ml, C_ml, states_f)
-print("at the optimum the two forces cancel on every state (|net| < 1e-6):",
-      bool(np.abs(dE_pos_ml + dE_neg_ml).max() < 1e-6))
+print(
+    "at the optimum the two forces cancel on every state (|net| < 1e-6):",
+    bool(np.abs(dE_pos_ml + dE_neg_ml).max() < 1e-6),
+)
 E_ml = bmlab.energy(states, ml["J"], ml["theta"])
 order_ml = np.argsort(E_ml, kind="stable")
-fig, ax = plt.subplots(figsize=(9, 3.2))
-ax.bar(x, dE_pos_ml[order_ml], width=1.0, color=bmlab.NAVY, alpha=0.55,
-       label="positive phase (data moments)")
-ax.bar(x, dE_neg_ml[order_ml], width=1.0, color=bmlab.ORANGE, alpha=0.55,
-       label="negative phase (model moments)")
+fig, ax = plt.subplots(figsize=(9, 3.2), layout="constrained")
+phase_bars(ax, dE_pos_ml[order_ml], bmlab.NAVY, "positive (wake) phase")
+phase_bars(ax, dE_neg_ml[order_ml], bmlab.ORANGE, "negative (sleep) phase")
 ax.axhline(0, color=bmlab.GRAY, lw=0.8)
 ax.plot(x, (dE_pos_ml + dE_neg_ml)[order_ml], color="k", lw=1.2, label="net change")
 ax.set_xlabel("state, sorted by its energy under the maximum-likelihood machine")
 ax.set_ylabel(r"change of $E(s)$ in one step")
 ax.set_title(f"Figure 5.2 at the optimum: the two forces balance (lr = {lr_step})")
-ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-fig.tight_layout()
+fig.legend(loc="outside right upper", fontsize=8)
 bmlab.save_figure(fig, "fig5.2_two_forces_at_optimum")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** each orange bar is the mirror image of the navy bar of its state, and the
-# black net line
-# lies flat on zero.
+# **What to look for:** each orange bar is the mirror image of the navy bar of its state, and
+# the black net line lies flat on zero.
+
+# %% [markdown]
+# ## 9 · How many patterns? Hebb's rule against learned couplings
+#
+# Section 5.4 of the lecture puts a number on "Hebb over-writes": in a large network Hebb's
+# couplings recall stored patterns only up to $\alpha = P/N \approx 0.138$, while couplings
+# chosen well can make up to $\alpha = 2$ random patterns stable (Gardner's bound). In this
+# section $P$ counts stored patterns, not parameters as in Sections 2-8. We test the
+# simplest version on $N = 50$ spins: a pattern is *stored* when it is a fixed point, every
+# spin aligned with its local field, $\xi_i h_i > 0$. Hebb writes $J = \sum_\mu \xi^\mu
+# \xi^{\mu\top}$; the learned couplings come from the perceptron rule, which, for every spin
+# $i$ and pattern $\mu$ still misaligned, adds $\xi^\mu_i \xi^\mu_j$ to $J_{ij}$ and repeats
+# (up to 1000 sweeps through the patterns). All entries stay whole numbers, so every
+# comparison is exact. The learned $J$ is not symmetric: each spin learns its own row, which
+# is what Gardner's count assumes.
+
+# %%
+ALPHA_HEBB, ALPHA_GARDNER = 0.138, 2.0  # the lecture's limits for N -> infinity
+
+
+def stored_share(J, xi):
+    """Share of the patterns xi (P, N) that are fixed points: xi_i h_i > 0 for every i."""
+    return float(np.mean(np.all(xi * (xi @ J.T) > 0, axis=1)))
+
+
+def perceptron_couplings(xi, max_sweeps=1000):
+    J = np.zeros((xi.shape[1], xi.shape[1]))
+    for _ in range(max_sweeps):
+        wrong = xi * (xi @ J.T) <= 0  # (P, N): spin i of pattern mu misaligned
+        if not wrong.any():
+            break
+        J += (wrong * xi).T @ xi  # row i learns from its misaligned patterns only
+        np.fill_diagonal(J, 0.0)
+    return J
+
+
+def chance_storable(P, n):
+    """Cover's count: the chance that couplings storing P random patterns exist, each of the n
+    rows (n - 1 free couplings) separating its P labels; rows taken as independent."""
+    one_row = sum(math.comb(P - 1, k) for k in range(n - 1)) / 2 ** (P - 1)
+    return one_row**n
+
+
+n_cap = 50
+alphas = np.array([0.1, 0.2, 0.3, 0.5, 1.0, 1.5, 1.75, 2.0])
+share_hebb, share_learned = [], []
+for alpha in alphas:
+    xi = rng.choice([-1.0, 1.0], size=(round(alpha * n_cap), n_cap))
+    J_h = xi.T @ xi
+    np.fill_diagonal(J_h, 0.0)
+    share_hebb.append(stored_share(J_h, xi))
+    share_learned.append(stored_share(perceptron_couplings(xi), xi))
+print(f"N = {n_cap}; share of stored patterns that are fixed points")
+print(f"{'alpha = P/N':>11} {'Hebb':>6} {'learned':>8} {'chance storable (Cover)':>24}")
+for alpha, s_h, s_l in zip(alphas, share_hebb, share_learned, strict=True):
+    chance = chance_storable(round(alpha * n_cap), n_cap)
+    print(f"{alpha:>11.2f} {s_h:>6.2f} {s_l:>8.2f} {chance:>24.2f}")
+
+fig, ax = plt.subplots(figsize=(7.5, 3.2), layout="constrained")
+ax.plot(alphas, share_hebb, "o-", color=bmlab.ORANGE, label="Hebb")
+ax.plot(
+    alphas, share_learned, "s-", color=bmlab.NAVY, mfc="none", label="learned (perceptron rule)"
+)
+ax.axvline(ALPHA_HEBB, color=bmlab.ORANGE, ls=":", lw=1)
+ax.axvline(ALPHA_GARDNER, color=bmlab.NAVY, ls=":", lw=1)
+ax.set_xlabel(r"load $\alpha = P/N$ (dotted: 0.138 and 2, the limits for large $N$)")
+ax.set_ylabel("share of patterns stored")
+ax.set_ylim(-0.05, 1.05)
+ax.set_title(f"fixed points among P random patterns, N = {n_cap}")
+fig.legend(loc="outside right upper", fontsize=8)
+plt.show()
+
+# %% [markdown]
+# **What to look for:** the orange Hebb curve drops near the left dotted line, the navy learned
+# curve stays at one far beyond it and drops before the right one.
+#
+# At this small $N$ both edges are smeared, and the numbers are not the limits themselves.
+# Hebb's share already falls between $\alpha = 0.1$ and $0.3$: exact fixed points ask more than
+# recall with a few wrong spins, which is what $0.138$ measures, and at finite $N$ one wrong
+# spin out of 50 is enough to fail. The learned couplings store every pattern up to
+# $\alpha = 1$, most of them at $1.5$, and lose them before $\alpha = 2$. The last column says
+# why: by Cover's count of the sign patterns a row of couplings can produce, couplings that
+# store all $P$ patterns exist at $N = 50$ with a chance that falls from 0.84 at
+# $\alpha = 1.5$ to near zero at $1.75$; only for $N \to \infty$ does that fall become a step
+# at $\alpha = 2$. (Near the edge the perceptron also needs ever more sweeps.) Still, the gap is
+# a factor of about ten in load, and it is the gap between writing couplings and learning
+# them.
+
+# %% [markdown]
+# ## 10 · Outlook: a gradient that needs no $Z$ (Section 5.8)
+#
+# The negative phase exists because $\log Z$ depends on the parameters. For a *continuous*
+# variable $x$ with $p(x) = e^{-E(x)}/Z$, the gradient with respect to $x$ itself, the
+# *score*, is $\nabla_x \log p = -\nabla_x E - \nabla_x \log Z = -\nabla_x E$: $Z$ is a number,
+# the same wherever the density is evaluated. Score matching fits energies through this
+# gradient. One continuous unit with $E(x) = x^4/4 - \theta x$ and $\theta = 0.5$ shows both
+# facts, with $Z$ computed by numerical integration.
+
+# %%
+theta_c = 0.5
+
+
+def E_c(x, theta):
+    return x**4 / 4 - theta * x
+
+
+def log_Z_c(theta):
+    return math.log(quad(lambda x: math.exp(-E_c(x, theta)), -np.inf, np.inf, epsabs=1e-13)[0])
+
+
+def log_p_c(x, theta):
+    return -E_c(x, theta) - log_Z_c(theta)
+
+
+d = 1e-4
+dlogZ = (log_Z_c(theta_c + d) - log_Z_c(theta_c - d)) / (2 * d)
+mean_x = quad(lambda x: x * math.exp(log_p_c(x, theta_c)), -np.inf, np.inf)[0]
+print(f"d log Z / d theta = {dlogZ:.4f} = <x>_model = {mean_x:.4f}: not zero, a negative phase")
+xs = np.array([-1.5, -0.3, 0.4, 1.2])
+score = np.array([(log_p_c(x + d, theta_c) - log_p_c(x - d, theta_c)) / (2 * d) for x in xs])
+print(
+    "d log p / dx = -dE/dx = -x^3 + theta at x = -1.5, -0.3, 0.4, 1.2, with no Z (to 1e-6):",
+    bool(np.abs(score - (-(xs**3) + theta_c)).max() < 1e-6),
+)
+
+# %% [markdown]
+# The derivative with respect to $\theta$ is an expectation under the model, the negative
+# phase again; the derivative with respect to $x$ is the energy's slope and nothing else. For
+# $\pm1$ spins there is no such derivative, which is why this notebook needed $Z$ throughout.
 
 # %% [markdown]
 # ## Live: train it yourself
 #
-# Pick a learning rate, a number of steps and the negative phase, then press **Run**. The left
-# panel shows the exact $L$ against the update, the right one the moment-matching scatter of
-# Eq. 5.6. Try the frozen and data-as-model settings (Section 5.5), Glauber with $k = 1$ versus
-# $k = 10$, and a learning rate above $2/|\lambda_\text{min}|$ (Section 4; about 0.23 for these
-# letters, see exercise 1).
+# The panel trains a machine on letters, not on the teacher: its own set of noisy copies of the
+# four letters of Section 1, from $J = 0, \theta = 0$. Pick a learning rate, a number of
+# steps and the negative phase, then press **Run**. The left panel shows the exact $L$
+# against the update, the right one the moment-matching scatter of Eq. 5.6. Try the frozen
+# and data-as-model settings (Section 6), Glauber with $k = 1$ versus $k = 10$, and a learning
+# rate far above the stability limit $2/|\lambda_\text{min}|$ of Section 4 (for these data
+# it has its own value; the status line says when the step is too large).
 
 # %% tags=["nbval-ignore-output"]
 from bmlab.widgets.training import training_panel
@@ -780,80 +1065,91 @@ panel
 #
 # Each exercise ends in a check cell: replace `None` by your answer (a number, to the
 # precision asked) and run the cell. `bmlab.check` replies `correct`, or `not yet` with a
-# hint; it never shows the answer. A worked solution follows each check cell, collapsed:
-# click the `…` (or the bar at the cell's left) to show it, then run it.
-
-# %% [markdown]
-# **1 · Step size.** Compute the most negative Hessian eigenvalue $\lambda_\text{min}$ at the
-# letter optimum `ml`. Train from zero with plain gradient ascent with learning rates just
-# below and just above $2/|\lambda_\text{min}|$. What happens, and why? *Your answer:*
-# $2/|\lambda_\text{min}|$ at `ml`, to 3 decimals.
+# hint; it never shows the answer. The worked solutions are in a notebook of their own,
+# [solutions/03_ml_gradient_solutions.ipynb](solutions/03_ml_gradient_solutions.ipynb):
+# open it after you have tried.
+#
+# **1 · Step size.** Two spins and ten data rows,
+# `S2 = np.array([[1, 1]] * 6 + [[-1, -1]] * 2 + [[1, -1], [-1, 1]], dtype=float)`. Fit the
+# machine (`visible_newton_fit(S2)`) and find the most negative eigenvalue
+# $\lambda_\text{min}$ of the Hessian at the optimum (`hessian` of Section 4). Train from zero
+# with plain gradient ascent at learning rates just below and just above
+# $2/|\lambda_\text{min}|$. What happens, and why? Why is the fitted model here exactly the
+# data's empirical distribution? *Your answer:* $2/|\lambda_\text{min}|$, to 3 decimals.
+# [worked solution](solutions/03_ml_gradient_solutions.ipynb#Exercise-1)
 
 # %%
-my_answer = None  # 2 / |lambda_min| at the letter optimum ml, to 3 decimals
+my_answer = None  # 2 / |lambda_min| at the optimum for S2, to 3 decimals
 bmlab.check("03.1", my_answer)
 
-# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
-# Solution 1: plain ascent is stable when lr < 2/|lambda_min| (a linearisation at the optimum).
-lam = np.linalg.eigvalsh(hessian(ml)).min()
-answer = 2 / abs(lam)
-zero_let = {"J": np.zeros((N_let, N_let)), "theta": np.zeros(N_let)}
-for lr_try in (0.9 * answer, 1.2 * answer):
-    r = bmlab.train(zero_let, visible_gradient(S_letters), n_steps=400, lr=lr_try,
-                    on_diverge="stop", max_abs=100.0)
-    print(f"lr = {lr_try:.3f}: L after 400 steps = "
-          f"{visible_log_likelihood(r.params, S_letters):.3f} (optimum {L_ml:.3f})")
-assert bmlab.check("03.1", answer)
-
 # %% [markdown]
-# **2 · Moment matching without a sampler.** What is the model's $\langle s_1 s_9\rangle$ (top
-# left and bottom right pixels) at the letter optimum `ml`? Why can you answer without
-# computing anything about the model? *Your answer:* to 3 decimals.
+# **2 · Moment matching without a sampler.** Three spins and fourteen data rows,
+# `S3 = np.array([[1, 1, 1]] * 4 + [[-1, -1, -1]] * 2 + [[1, -1, 1]] * 2 + [[-1, 1, -1],`
+# `[1, 1, -1], [-1, -1, 1]] + [[1, -1, -1]] * 2 + [[-1, 1, 1]], dtype=float)`. What is the
+# model's $\langle s_1 s_3\rangle$ at the maximum-likelihood optimum for these data? Why can
+# you answer without fitting anything? Then fit and check. *Your answer:*
+# $\langle s_1 s_3\rangle_\text{model}$, to 3 decimals.
+# [worked solution](solutions/03_ml_gradient_solutions.ipynb#Exercise-2)
 
 # %%
-my_answer = None  # <s1 s9>_model at ml, to 3 decimals
+my_answer = None  # <s1 s3>_model at the optimum for S3, to 3 decimals
 bmlab.check("03.2", my_answer)
-
-# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
-# Solution 2: at the maximum the gradient (Eq. 5.4) vanishes, so every model pair moment equals
-# the data's (Eq. 5.6); the data moment is an average over the 120 noisy letters.
-answer = (S_letters[:, 0] * S_letters[:, 8]).mean()
-_, C_ml = bmlab.exact_moments(ml["J"], ml["theta"])
-print(f"<s1 s9>: data {answer:.3f}, model at ml {C_ml[0, 8]:.3f}")
-assert bmlab.check("03.2", answer)
 
 # %% [markdown]
 # **3 · Weight decay.** With `weight_decay=w` the loop climbs $L - \tfrac w2\sum_{i<j}
-# J_{ij}^2$. Which equation replaces Eq. 5.6 at its optimum? Check it numerically on the
-# letters with $w = 0.05$ (`visible_newton_fit(S_letters, weight_decay=0.05)`). *Your
-# answer:* the largest $|\langle s_i s_j\rangle_\text{data} - \langle s_i
-# s_j\rangle_\text{model}|$ over pairs $i \ne j$ at that optimum, to 3 decimals.
+# J_{ij}^2$. Which equation replaces Eq. 5.6 at its optimum? Take two spins and eight rows,
+# `S_wd = np.array([[1, 1]] * 3 + [[-1, -1]] * 3 + [[1, -1], [-1, 1]], dtype=float)`, and
+# $w = 0.05$ (`visible_newton_fit(S_wd, weight_decay=0.05)`). *Your answer:*
+# $\langle s_1 s_2\rangle_\text{data} - \langle s_1 s_2\rangle_\text{model}$ at that optimum,
+# to 3 decimals.
+# [worked solution](solutions/03_ml_gradient_solutions.ipynb#Exercise-3)
 
 # %%
-my_answer = None  # largest |C_data - C_model| off the diagonal at w = 0.05, to 3 decimals
+my_answer = None  # <s1 s2>_data - <s1 s2>_model at w = 0.05, to 3 decimals
 bmlab.check("03.3", my_answer)
-
-# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
-# Solution 3: at the optimum <s_i s_j>_data - <s_i s_j>_model = w J_ij (biases still match).
-w = 0.05
-wd = visible_newton_fit(S_letters, weight_decay=w)
-m_w, C_w = bmlab.exact_moments(wd["J"], wd["theta"])
-off = ~np.eye(N_let, dtype=bool)
-print("C_data - C_model = w J off the diagonal (to 1e-8):",
-      bool(np.allclose((C_let - C_w)[off], w * wd["J"][off], atol=1e-8)))
-print("m_data = m_model (to 1e-8):", bool(np.allclose(m_let, m_w, atol=1e-8)))
-answer = np.abs(C_let - C_w)[off].max()
-assert bmlab.check("03.3", answer)
 
 # %% [markdown]
 # **4 · More data, closer to the teacher** (an open question, no check). Fit the teacher's
 # data with $D = 1000$ and $D = 10\,000$ exact samples (Newton). How does the largest coupling
 # error scale with $D$? Why can a very small sample make some learned coupling huge?
+# [discussion](solutions/03_ml_gradient_solutions.ipynb#Open-question)
 
-# %% tags=["solution", "nbval-ignore-output"] jupyter={"source_hidden": true}
-# Solution 4: the error shrinks roughly like 1/sqrt(D). With few samples a pair may be aligned in
-# every sample (<s_i s_j>_data = 1): its ML coupling is then infinite (a boundary of moment space).
-for D in (1000, 10_000):
-    S_D = bmlab.sample_exact(teacher["J"], teacher["theta"], n_samples=D, rng=rng)
-    fit_D = visible_newton_fit(S_D)
-    print(f"D = {D:5d}: largest coupling error {np.abs(fit_D['J'] - teacher['J']).max():.2f}")
+# %% [markdown]
+# ## Summary
+#
+# - The gradient of the log-likelihood is data moments minus model moments, Eq. 5.4; the model
+#   moments are a sum over all $2^N$ states, or an estimate from Glauber chains (Section 2).
+# - At the optimum the model's means and pair correlations equal the data's, Eq. 5.6, while
+#   the couplings differ from the teacher's by the sampling error of finite data (Section 3).
+# - The Hessian is minus a covariance, so $L$ is concave: no local maxima, and a largest stable
+#   learning rate $2/|\lambda_\text{min}|$ (Section 4).
+# - A sampled negative phase is biased when its chains do not mix; persistent chains follow the
+#   model best (Section 5). A frozen negative phase is Hebb's rule repeated for ever, and the
+#   data in place of the model stop learning at once (Section 6).
+# - Maximum likelihood is the dual of maximum entropy: $L_D = -L$ lies above the largest
+#   entropy with the data's moments everywhere, by $\mathrm{KL}(p^*\|p)$ (Section 7).
+# - Hebb writes couplings; learning molds the landscape with two forces, wake (down where the
+#   data are) and sleep (up where the model puts its mass), which balance at the optimum
+#   (Section 8). Learned couplings store several times more patterns than Hebb's (Section 9).
+# - The score, $\nabla_x \log p$, needs no $Z$; the parameter gradient always does
+#   (Section 10).
+#
+# ## References
+#
+# - The lecture, Chapter 5: Section 5.2 (Figures 5.1 and 5.2, the two phases), Section 5.4
+#   (the gradient Eq. 5.4, moment matching Eq. 5.6, concavity, Hebb's and Gardner's
+#   capacities), Section 5.5 (the negative phase, maximum entropy and its dual) and Section 5.8
+#   (outlook: score matching).
+# - D. H. Ackley, G. E. Hinton, T. J. Sejnowski, "A learning algorithm for Boltzmann
+#   machines", *Cognitive Science* (1985): the learning rule and its two phases.
+# - D. J. Amit, H. Gutfreund, H. Sompolinsky, "Storing infinite numbers of patterns in a
+#   spin-glass model of neural networks", *Physical Review Letters* (1985): Hebb's capacity.
+# - E. Gardner, "The space of interactions in neural network models", *Journal of Physics A*
+#   (1988): the capacity of the best couplings.
+# - T. M. Cover, "Geometrical and statistical properties of systems of linear inequalities with
+#   applications in pattern recognition", *IEEE Transactions on Electronic Computers* (1965):
+#   the count of sign patterns behind Section 9's last column.
+# - E. T. Jaynes, "Information theory and statistical mechanics", *Physical Review* (1957):
+#   maximum entropy.
+# - A. Hyvärinen, "Estimation of non-normalized statistical models by score matching",
+#   *Journal of Machine Learning Research* (2005).

@@ -176,6 +176,12 @@ def python() -> str:
     return sys.executable
 
 
+#: The control descriptions (``.widget-label``) under the element it is given that the browser
+#: cuts (``scrollWidth`` beyond ``clientWidth``: an ellipsis such as "temperat…" shows).
+CUT_LABELS = """root => Array.from(root.querySelectorAll('.widget-label'))
+    .filter(e => e.offsetParent && e.scrollWidth > e.clientWidth + 1)
+    .map(e => `${e.textContent.trim()} (${e.clientWidth} of ${e.scrollWidth} px)`)"""
+
 #: axe-core impacts that fail an audit (moderate and minor ones are reported, not failed).
 AXE_FAILING = ("critical", "serious")
 

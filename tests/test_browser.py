@@ -4,9 +4,10 @@ For each ``notebooks/*.ipynb``: open it as committed, wait for the kernel, check
 stored figure renders, run the cells that the live panels need (the set-up cells before the
 first ``##`` section and every cell whose stored output is a panel) and check that no output
 is an error, then move a control of every widget panel (training panels: press Run) and check
-that the figure it controls was redrawn. Run All itself is not repeated here: nbval executes
-every cell of every notebook in a kernel already, and the panels are what only a browser
-shows.
+that the figure it controls was redrawn, that no control's description is cut and that
+axe-core finds no critical or serious violation in the panels. Run All itself is not
+repeated here: nbval executes every cell of every notebook in a kernel already, and the panels
+are what only a browser shows.
 A screenshot per notebook goes to ``artifacts/`` (git-ignored).
 
 The server runs on a copy of ``notebooks/`` in a temporary folder (autosave is off as well),
@@ -215,6 +216,18 @@ def _assert_images_load(notebook, images) -> None:
         )
 
 
+def _assert_panels_accessible(page, notebook, timings) -> None:
+    """The project's own outputs, not JupyterLab's chrome: every control description of the
+    panels shows in full, and axe-core finds nothing critical or serious in them (panel images
+    carry alt text, slider handles a name)."""
+    cut = page.evaluate(bs.CUT_LABELS, page.locator(".jp-Notebook").element_handle())
+    assert not cut, f"{notebook.name}: control descriptions cut: {cut}"
+    start = time.monotonic()
+    violations = bs.axe_violations(page, {"include": [[".bmlab-panel"]]})
+    timings["axe audit of the panels"] = time.monotonic() - start
+    assert not violations, f"{notebook.name}: axe:\n{bs.axe_report(violations)}"
+
+
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_in_jupyterlab(lab_server, chromium, notebook):
     bs.ARTIFACTS.mkdir(exist_ok=True)
@@ -276,6 +289,8 @@ def test_notebook_in_jupyterlab(lab_server, chromium, notebook):
             timings[f"{name}: {what}{' + Run' if training else ''}"] = time.monotonic() - start
         errors = _errors(page)
         assert not errors, f"{notebook.name}: error after moving widgets:\n" + "\n".join(errors)
+        if panels.count():
+            _assert_panels_accessible(page, notebook, timings)
         assert not page_errors, f"{notebook.name}: JavaScript errors: {page_errors}"
         page.screenshot(path=str(bs.ARTIFACTS / f"browser-{notebook.stem}.png"))
     except Exception:

@@ -100,13 +100,45 @@ def _triangle_weights(J12: float, J23: float, J13: float) -> dict:
     return weights
 
 
+def _spectral_guarantee(beta: float, eps: float) -> float:
+    """Sweeps promised by t_rel log(1 / (eps pi_min)) for random-site Glauber dynamics on the
+    frustrated triangle, from a transition matrix built by a plain loop (no bmlab)."""
+    states = list(itertools.product((-1, 1), repeat=3))
+    J = np.array([[0.0, 0.5, -0.5], [0.5, 0.0, 0.5], [-0.5, 0.5, 0.0]])
+    weights = np.array([math.exp(0.5 * beta * (s @ J @ s)) for s in map(np.array, states)])
+    pi = weights / weights.sum()
+    T = np.zeros((8, 8))
+    for a, s in enumerate(states):
+        for k in range(3):
+            field = J[k] @ np.array(s)
+            flip = 1.0 / (1.0 + math.exp(beta * 2 * s[k] * field))  # Eq. 5.2
+            t = list(s)
+            t[k] = -t[k]
+            T[a, states.index(tuple(t))] += flip / 3
+            T[a, a] += (1 - flip) / 3
+    eigenvalues = np.sort(np.linalg.eigvals(T).real)[::-1]
+    t_rel = 1 / (1 - eigenvalues[1])
+    return t_rel * math.log(1 / (eps * pi.min())) / 3
+
+
 def test_stored_hashes_match_answers_computed_independently():
     """Real answers, recomputed here without bmlab, pass ``bmlab.check``: the stored hashes
     and the hashing agree (a change of the hash format fails here, not only in a notebook)."""
     w = _triangle_weights(0.5, 0.5, 0.5)  # the triangle of exercises 01.1 and 02.1: J13 = +0.5
     Z = sum(w.values())
-    assert check("01.1", w[(1, 1, 1)] / Z)  # p(+++), 3 decimals
     assert check("02.1", Z)  # Z, 2 decimals
+    w2 = _triangle_weights(1.0, 1.0, 1.0)  # the same triangle at beta = 2: couplings times beta
+    assert check("01.1", w2[(1, 1, 1)] / sum(w2.values()))  # p(+++) at beta = 2, 3 decimals
+
+    def pair(beta):  # <s1 s2> of the frustrated triangle at inverse temperature beta
+        w = _triangle_weights(0.5 * beta, 0.5 * beta, -0.5 * beta)
+        return sum(s[0] * s[1] * x for s, x in w.items()) / sum(w.values())
+
+    # the cold limit: s1 s2 averaged over the states of lowest energy (all but +-+ and -+-)
+    ground = [s for s in itertools.product((-1, 1), repeat=3) if s not in ((1, -1, 1), (-1, 1, -1))]
+    limit = sum(s[0] * s[1] for s in ground) / len(ground)
+    assert check("01.2", brentq(lambda b: limit - pair(b) - 0.001, 1.0, 10.0))  # beta, 2 decimals
+    assert check("01.3", _spectral_guarantee(beta=2.0, eps=0.01))  # sweeps, 1 decimal
 
     def moment(J12):  # <s1 s2> of the lecture's loop, J23 = 0.5, J13 = -0.5, with direct bond J12
         w = _triangle_weights(J12, 0.5, -0.5)
@@ -115,6 +147,20 @@ def test_stored_hashes_match_answers_computed_independently():
     assert check("02.2", brentq(moment, 0.0, 1.0))  # the J12 that uncorrelates s1, s2; 3 decimals
     assert check("02.3", math.log2(10_000))  # extra spins for a 10,000x faster machine, 2 decimals
     assert not check("02.3", math.log2(10_000) + 0.01)
+
+    # 03.1: two spins have as many parameters as free probabilities, so the fit is the empirical
+    # law and the Hessian is minus the data covariance of phi = (s1 s2, s1, s2)
+    rows = [(1, 1)] * 6 + [(-1, -1)] * 2 + [(1, -1), (-1, 1)]
+    phi = np.array([(a * b, a, b) for a, b in rows], dtype=float)
+    lambda_min = -np.linalg.eigvalsh(np.cov(phi.T, bias=True)).max()
+    assert check("03.1", 2 / abs(lambda_min))  # largest stable learning rate, 3 decimals
+    rows = [(1, 1, 1)] * 4 + [(-1, -1, -1)] * 2 + [(1, -1, 1)] * 2
+    rows += [(-1, 1, -1), (1, 1, -1), (-1, -1, 1)] + [(1, -1, -1)] * 2 + [(-1, 1, 1)]
+    assert check("03.2", sum(s[0] * s[2] for s in rows) / len(rows))  # Eq. 5.6, 3 decimals
+    # 03.3: symmetric data (theta = 0, <s1 s2>_model = tanh J), <s1 s2>_data = 0.5, w = 0.05:
+    # the penalised optimum solves 0.5 - tanh J = w J, and the mismatch is w J
+    J12 = brentq(lambda J: 0.5 - math.tanh(J) - 0.05 * J, 0.0, 10.0)
+    assert check("03.3", 0.05 * J12)  # 3 decimals
 
     aligned = {s: math.exp(2.0 * s[0] * s[1]) for s in itertools.product((-1, 1), repeat=2)}
     p_aligned = aligned[(1, 1)] / sum(aligned.values())  # p(++) = p(--) at J12 = 2, no biases

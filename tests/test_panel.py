@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from bmlab.panel import Panel, choice, slider
+from bmlab.widgets import PANELS
 
 matplotlib.use("Agg")
 
@@ -151,3 +152,24 @@ def test_set_updates_what_is_displayed():
     panel.set(beta=2.5)
     assert panel.last_status and panel.status.value == html.escape(panel.last_status)
     assert "2.50" in panel.status.value
+
+
+def test_sliders_start_at_a_value_they_can_show():
+    """A panel's first figure is the one its shown controls draw: the slider helper moves a
+    value to the slider's grid (a log slider from 0.01 in 0.1 decades shows 0.316, not 0.3;
+    started at 0.3 the first figure was not the one Run draws), and every registered panel
+    starts each slider on its grid."""
+    assert slider("lr", 0.3, 0.01, 1.0, log=True).value == pytest.approx(10**-0.5, rel=1e-12)
+    assert slider("beta", 0.33, 0.0, 3.0).value == 0.35
+    assert slider("steps", 290, 200, 5000, 200).value == 200
+    assert slider("beta", 0.3, -2.0, 2.0).value == 0.3  # a value on the grid stays exact
+    for name, build in ((n, b) for panels in PANELS.values() for n, b in panels.items()):
+        for key, control in build().controls.items():
+            if isinstance(control, widgets.FloatLogSlider):
+                x, lo = np.log10(control.value) / np.log10(control.base), control.min
+            elif isinstance(control, widgets.IntSlider | widgets.FloatSlider):
+                x, lo = control.value, control.min
+            else:
+                continue
+            steps = (x - lo) / control.step
+            assert steps == pytest.approx(round(steps), abs=1e-9), (name, key, control.value)

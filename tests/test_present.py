@@ -3,14 +3,17 @@
 Starts Voila on 127.0.0.1 (free port, isolated Jupyter directories) on a copy of
 ``dashboards/``, opens every dashboard in headless Chromium, and checks that each shows its
 panels (a widget and a figure image), or says that its notebook has no panel yet, that a
-slider move reaches the kernel (the figure is redrawn), and that at a 1920x1080 projector
-the first panel uses the screen (figure width, font sizes, nothing below the fold). Three
+slider move reaches the kernel (the figure is redrawn), that at a 1920x1080 projector
+the first panel uses the screen (figure width, font sizes, nothing below the fold), that no
+control's description is cut and that axe-core finds no critical or serious violation; and
+that the index page lists every dashboard by title in projector-sized links. Three
 fresh servers in a row each deliver a first page within 15 s. Screenshots go to
 ``artifacts/``. Skips without Chromium or Playwright, except with ``CI=true``.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import time
@@ -171,15 +174,60 @@ def test_dashboard_renders_live_panels(voila_server, chromium, dashboard):
                 except Exception:
                     if attempt == 3:
                         raise
+        # Every control's description shows in full; axe finds nothing critical or serious
+        # (panel images carry alt text, slider handles a name, texts enough contrast).
+        cut = page.evaluate(bs.CUT_LABELS, page.locator("body").element_handle())
+        assert not cut, f"{dashboard.name}: control descriptions cut: {cut}"
+        start = time.monotonic()
+        violations = bs.axe_violations(page)
+        audit = time.monotonic() - start
+        assert not violations, f"{dashboard.name}: axe:\n{bs.axe_report(violations)}"
         page.evaluate("window.scrollTo(0, 0)")
         page.screenshot(path=str(bs.ARTIFACTS / f"present-{dashboard.stem}.png"))
         line = (
             f"{dashboard.name}: first panel ready {ready:.1f} s, {panels.count()} panel(s), "
-            f"figure {layout['figure'] / layout['page']:.0%} of the page width"
+            f"figure {layout['figure'] / layout['page']:.0%} of the page width, "
+            f"axe audit {audit:.1f} s"
         )
         print(line)
         with open(bs.ARTIFACTS / "present-timings.txt", "a") as fh:
             fh.write(line + "\n")
+    finally:
+        context.close()
+
+
+#: Each link of the index page: its target, text, font size, line boxes and where it ends.
+INDEX = """() => Array.from(document.querySelectorAll('a')).map(a => {
+    const box = a.getBoundingClientRect();
+    return {href: a.getAttribute('href'), text: a.textContent.trim(),
+            lines: a.getClientRects().length, size: parseFloat(getComputedStyle(a).fontSize),
+            right: box.right, bottom: box.bottom};
+})"""
+
+
+def test_index_lists_every_dashboard_by_title_at_projector_size(voila_server, chromium):
+    """The page ``make present`` opens on lists every dashboard of the folder, in file order,
+    by its notebook's title (its first heading): one line each, links of at least 32 px, all on
+    one 1920x1080 screen; axe-core finds nothing critical or serious."""
+    titles = [  # the first line of each dashboard's first cell, a "# " heading
+        "".join(json.loads(path.read_text())["cells"][0]["source"]).split("\n")[0][2:].strip()
+        for path in DASHBOARDS
+    ]
+    context = chromium.new_context(viewport=PROJECTOR)
+    try:
+        page = context.new_page()
+        page.goto(voila_server.url + "/", timeout=OPEN_TIMEOUT)
+        links = page.evaluate(INDEX)
+        got = [(link["href"], link["text"]) for link in links]
+        assert got == [
+            (f"/voila/render/{p.name}", t) for p, t in zip(DASHBOARDS, titles, strict=True)
+        ], got
+        for link in links:
+            assert link["size"] >= 32 and link["lines"] == 1, link
+            assert link["right"] <= PROJECTOR["width"] and link["bottom"] <= PROJECTOR["height"]
+        violations = bs.axe_violations(page)
+        assert not violations, f"index: axe:\n{bs.axe_report(violations)}"
+        page.screenshot(path=str(bs.ARTIFACTS / "present-index.png"))
     finally:
         context.close()
 

@@ -2,10 +2,12 @@
 legend covers data.
 
 Each panel of the registry ``bmlab.widgets.PANELS`` is built in the projector style, updated
-once at its default settings (training panels: one Run with the run length at its minimum) and
-drawn on an Agg canvas. Every text that matplotlib actually draws (titles, axis and tick labels,
-legends, annotations, table cells) is recorded during the draw; their window extents must not
-overlap by more than ``TOL`` pixels and must lie inside the figure.
+once at its default settings, at the settings of ``EXTRA`` and with every control at its minimum
+and at its maximum (training panels: one Run each, the extremes with the shortest run), and
+drawn on an Agg canvas as the live image is (not tight-cropped). Every text that matplotlib
+actually draws (titles, axis and tick labels, legends, annotations, table cells) is recorded
+during the draw; their window extents must not overlap by more than ``TOL`` pixels and must lie
+inside the figure.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from bmlab.widgets import PANELS
 matplotlib.use("Agg")
 
 TOL = 1.0  # pixels two boxes may share (touching is fine)
-_RUN_LENGTH = ("n_steps", "steps")  # controls of a training panel shortened for the test
+_RUN_LENGTH = ("n_steps", "steps")  # controls of a training panel kept short at the extremes
 #: Settings beyond the defaults known to have collided (panel, control values).
 EXTRA = [
     ("hidden_training", {"dataset": "parity, 4 bits", "n_hidden": 4}),
@@ -57,13 +59,9 @@ def _drawn_panel(name, values):
     bmlab.use_style("projector")
     panel = BUILDERS[name]()
     if isinstance(values, str):  # an extreme: every control at its minimum or maximum
-        if panel.training:
-            pytest.skip("training panels are drawn at their defaults and the EXTRA settings")
         values = {k: control_value(c, None, values) for k, c in panel.controls.items()}
-    if panel.training:
-        for key in _RUN_LENGTH:
-            if key in panel.controls:
-                panel.controls[key].value = panel.controls[key].min
+        if panel.training:  # the shortest run (the defaults run in full)
+            values.update({k: panel.controls[k].min for k in _RUN_LENGTH if k in values})
     panel.compute()  # the default settings, drawn first (live panels lay out at this draw)
     FigureCanvasAgg(panel.fig).draw()
     for key, value in values.items():

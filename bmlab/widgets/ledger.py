@@ -27,6 +27,7 @@ _UNITS = [
     (1, "s"),
     (1e-3, "ms"),
 ]
+_ORANGE_TEXT = "#9c4a00"  # ORANGE darkened for text: 5.3:1 on the shaded rows (ORANGE 2.3:1)
 #: The ledger's sliders redraw while dragged (an update takes a few ms) and sit in rows.
 _LIVE = {"continuous_update": True, "layout": {"width": "230px"}}
 
@@ -38,7 +39,7 @@ def _ledger_html(labels, E, w, pw) -> str:
     rows = ["<tr><th>s₁ s₂ s₃</th><th>E(s)</th><th>e<sup>−E</sup></th><th>s₁s₂ e<sup>−E</sup>"]
     for label, e, x, y, g in zip(labels, E, w, pw, ground, strict=True):
         shade = ' style="background:#e8edf6"' if g else ""
-        color = ";color:" + ORANGE if y < 0 else ""
+        color = ";color:" + _ORANGE_TEXT if y < 0 else ""
         rows.append(
             f"<tr{shade}>{td.format('', ' '.join(label))}{td.format('', f'{e:+.3f}')}"
             f"{td.format('', f'{x:.3f}')}{td.format(color, f'{y:+.3f}')}</tr>"
@@ -141,8 +142,8 @@ def ledger_panel(J12=0.5, J23=0.5, J13=-0.5, theta=(0.0, 0.0, 0.0), data_moment=
         layout_once(fig), controls, update, title="The Z ledger, live (Section 5.7, Eq. 5.4-5.5)"
     )
     panel.table = table
-    children = list(panel.widget.children)
-    panel.widget.children = (*children[:-1], table, children[-1])
+    *rows, status = panel.widget.children
+    panel.widget.children = (*rows, table, status)  # the table above the status line
     return panel
 
 

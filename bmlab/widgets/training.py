@@ -36,13 +36,9 @@ def _figure(data_pts, n_pairs, L_best, L_start):
     reference_line(ax_l, L_best, f"maximum {L_best:.3f}")  # labelled on the line: no legend
     ax_l.set(xlabel="update", ylabel="L (nats per pattern)", title="average log-likelihood L")
     ax_m.plot([-1, 1], [-1, 1], color=GRAY, lw=1)
-    pairs, means = (  # the model's moments start on the diagonal: at the data's
-        ax_m.scatter(x, x, s=size, color=color, marker=marker, label=label)
-        for x, size, color, marker, label in (
-            (data_pts[:n_pairs], 14, NAVY, "o", r"$\langle s_i s_j\rangle$"),
-            (data_pts[n_pairs:], 22, ORANGE, "s", r"$\langle s_i\rangle$"),
-        )
-    )
+    C, m = data_pts[:n_pairs], data_pts[n_pairs:]  # the model's moments start at the data's
+    pairs = ax_m.scatter(C, C, s=14, color=NAVY, label=r"$\langle s_i s_j\rangle$")
+    means = ax_m.scatter(m, m, s=22, color=ORANGE, marker="s", label=r"$\langle s_i\rangle$")
     ax_m.set(
         xlim=(-1.05, 1.05),
         ylim=(-1.05, 1.05),
