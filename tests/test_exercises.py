@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import integrate, special
 from scipy.optimize import brentq
 
 import bmlab
@@ -67,11 +68,11 @@ def test_check_is_exported():
 
 def test_every_exercise_is_well_formed():
     ids = list(exercises.EXERCISES)
-    assert all(re.fullmatch(r"0[1-5]b?\.\d", i) for i in ids), ids
+    assert all(re.fullmatch(r"0[1-6]b?\.\d", i) for i in ids), ids
     for entry in exercises.EXERCISES.values():
         assert set(entry) == {"decimals", "sha256", "hint"}
         assert re.fullmatch(r"[0-9a-f]{64}", entry["sha256"]) and entry["hint"]
-    for nb in ("01", "02", "03", "04", "05", "05b"):
+    for nb in ("01", "02", "03", "04", "05", "05b", "06"):
         assert sum(i.startswith(f"{nb}.") for i in ids) >= 3
 
 
@@ -167,6 +168,32 @@ def test_stored_hashes_match_answers_computed_independently():
     # without biases p(v) = p(-v): half the mass on odd strings, the rest shared by the 4 even
     assert check("04.2", 0.5 / 4)  # p(---) of the best bias-free machine, 3 decimals
     assert check("04.3", 2)  # hidden units still connected at the midpoint of Section 6
+
+    assert check("06.1", math.log(special.i0(1.0)))  # the circle: Z = I0(beta), 3 decimals
+    log_Z, share = _rank_one_sphere(100, 4.0)
+    assert check("06.2", share)  # exact share along the spike, 3 decimals
+    log_Z, share = _rank_one_sphere(1000, 3.0)
+    assert check("06.3", 1.5 * 1000 * share - log_Z)  # KL(teacher || uniform), 1 decimal
+
+
+def _rank_one_sphere(n: int, c: float) -> tuple[float, float]:
+    """log Z and the share <t> along u of W = c u u^T on |x|^2 = n at beta = 1, without bmlab:
+    under the uniform law t = (u.x)^2 / n follows Beta(1/2, (n - 1)/2), tilted by exp(c n t / 2)."""
+
+    def log_density(t):
+        log_beta = special.betaln(0.5, (n - 1) / 2)
+        return -0.5 * np.log(t) + (n - 3) / 2 * np.log1p(-t) + c * n * t / 2 - log_beta
+
+    peak = 1 - 1 / c
+    top = log_density(peak)
+
+    def weight(t):
+        return np.exp(log_density(t) - top)
+
+    kw = {"points": [peak], "limit": 200, "epsabs": 0.0, "epsrel": 1e-12}
+    mass = integrate.quad(weight, 0.0, 1.0, **kw)[0]
+    first = integrate.quad(lambda t: t * weight(t), 0.0, 1.0, **kw)[0]
+    return top + math.log(mass), first / mass
 
 
 def _expit(x):

@@ -30,6 +30,7 @@ EXPECTED = [
     "04_hidden_units",
     "05_contrastive_divergence",
     "05b_rbm_in_practice",
+    "06_spherical_machine",
 ]
 
 
