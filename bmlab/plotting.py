@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 import matplotlib as mpl
+import numpy as np
 from cycler import cycler
 
 from .exact import all_states
@@ -76,6 +77,30 @@ def state_labels(n: int) -> list[str]:
     """Labels ``"+−+"`` of the 2**n ±1 states in :func:`bmlab.all_states` order, spin 1
     first, for tick labels and tables (``−`` is the minus sign U+2212)."""
     return ["".join("+" if x > 0 else "\u2212" for x in row) for row in all_states(n)]
+
+
+def mosaic(images, n_cols: int, fill: float = 0.0) -> np.ndarray:
+    """Tile images into one array for ``imshow`` (display only; notebook 05, the RBM panels).
+
+    Parameters
+    ----------
+    images : array_like, shape (m, h, w)
+    n_cols : int
+        Images per row; a short last row is completed with blank images.
+    fill : float
+        Value of the one-pixel separator right of and below every image, and of blanks.
+
+    Returns
+    -------
+    ndarray, shape (ceil(m / n_cols) * (h + 1), n_cols * (w + 1))
+    """
+    images = np.asarray(images, dtype=float)
+    m, h, w = images.shape
+    n_rows = -(-m // n_cols)
+    tiles = np.full((n_rows * n_cols, h + 1, w + 1), float(fill))
+    tiles[:m, :h, :w] = images
+    tiles = tiles.reshape(n_rows, n_cols, h + 1, w + 1).swapaxes(1, 2)
+    return tiles.reshape(n_rows * (h + 1), n_cols * (w + 1))
 
 
 def figures_dir() -> Path:

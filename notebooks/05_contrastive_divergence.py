@@ -66,21 +66,13 @@ from scipy.special import expit, logsumexp
 
 import bmlab
 from bmlab.data import bars_and_stripes, max_log_likelihood
-from bmlab.plotting import EXTRA
+from bmlab.plotting import EXTRA, mosaic
 from bmlab.rbm import RBM, CDGradient, ExactRBMGradient, PCDGradient
 from bmlab.widgets.rbm import rbm_sampling_panel, rbm_training_panel
 
 bmlab.use_style()
 SEED = 5
 rng = np.random.default_rng(SEED)
-
-
-def mosaic(images, n_cols, fill=0.5):
-    """Tile images (m, h, w) into one array with a 1-pixel border of ``fill`` (display only)."""
-    imgs = np.pad(np.asarray(images, dtype=float), ((0, 0), (1, 1), (1, 1)),
-                  constant_values=fill)
-    rows = [np.hstack(list(imgs[r:r + n_cols])) for r in range(0, len(imgs), n_cols)]
-    return np.vstack(rows)
 
 
 def bits(n):
@@ -90,7 +82,8 @@ def bits(n):
 
 def grid(ax, V, n, title):
     """Show the rows of V as a strip of n x n images (display only)."""
-    ax.imshow(mosaic(np.asarray(V).reshape(-1, n, n), len(V)), cmap="gray_r", vmin=0, vmax=1)
+    image = mosaic(np.asarray(V).reshape(-1, n, n), len(V), fill=0.5)
+    ax.imshow(image, cmap="gray_r", vmin=0, vmax=1)
     ax.set_title(title, fontsize=9, loc="left")
     ax.axis("off")
 

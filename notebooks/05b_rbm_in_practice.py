@@ -64,20 +64,12 @@ from scipy.special import logsumexp
 
 import bmlab
 from bmlab.data import bars_and_stripes, binarized_digits, max_log_likelihood
-from bmlab.plotting import EXTRA
+from bmlab.plotting import EXTRA, mosaic
 from bmlab.rbm import RBM, CDGradient, PCDGradient
 
 bmlab.use_style()
 SEED = 5
 rng = np.random.default_rng(SEED)
-
-
-def mosaic(images, n_cols, fill=0.5):
-    """Tile images (m, h, w) into one array with a 1-pixel border of ``fill`` (display only)."""
-    imgs = np.pad(np.asarray(images, dtype=float), ((0, 0), (1, 1), (1, 1)),
-                  constant_values=fill)
-    rows = [np.hstack(list(imgs[r:r + n_cols])) for r in range(0, len(imgs), n_cols)]
-    return np.vstack(rows)
 
 
 def bits(n):
@@ -87,7 +79,8 @@ def bits(n):
 
 def grid(ax, V, n, title):
     """Show the rows of V as a strip of n x n images (display only)."""
-    ax.imshow(mosaic(np.asarray(V).reshape(-1, n, n), len(V)), cmap="gray_r", vmin=0, vmax=1)
+    image = mosaic(np.asarray(V).reshape(-1, n, n), len(V), fill=0.5)
+    ax.imshow(image, cmap="gray_r", vmin=0, vmax=1)
     ax.set_title(title, fontsize=9, loc="left")
     ax.axis("off")
 
@@ -378,7 +371,7 @@ ax.set(xlabel="epoch", ylabel="exact mean log-likelihood")
 ax.legend(loc="lower right")
 ax = fig.add_subplot(1, 3, 2)
 samples = digit_model.sample(16, n_steps=1000, rng=rng)
-ax.imshow(mosaic(samples.reshape(16, 8, 8), 4), cmap="gray_r", vmin=0, vmax=1)
+ax.imshow(mosaic(samples.reshape(16, 8, 8), 4, fill=0.5), cmap="gray_r", vmin=0, vmax=1)
 ax.set_title("samples (1000 Gibbs steps)", fontsize=9)
 ax.axis("off")
 ax = fig.add_subplot(1, 3, 3)

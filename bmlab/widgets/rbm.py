@@ -19,7 +19,7 @@ from ..panel import (
     set_heights,
     slider,
 )
-from ..plotting import GRAY, NAVY, ORANGE
+from ..plotting import GRAY, NAVY, ORANGE, mosaic
 from ..rbm import RBM, CDGradient, ExactRBMGradient, PCDGradient
 
 ALGORITHMS = ("CD-k", "PCD-k", "exact")
@@ -29,8 +29,7 @@ _CODES = 2 ** np.arange(_N * _N)  # state code of an image: sum_i 2**i v_i
 
 def _tile(V, cols=4) -> np.ndarray:
     """The first 16 images of 3x3 as a mosaic of ``cols`` columns, blank separators: (16, 16)."""
-    padded = np.pad(np.reshape(V[:16], (-1, _N, _N)), ((0, 0), (0, 1), (0, 1)))
-    return np.vstack([np.hstack(list(padded[r : r + cols])) for r in range(0, len(padded), cols)])
+    return mosaic(np.reshape(V[:16], (-1, _N, _N)), cols)
 
 
 def _images(codes) -> np.ndarray:
