@@ -104,7 +104,8 @@ print(f"  sum            Z = {Z:.2f}    {(s1 * s2 * w).sum():+.3f}")
 print(f"<s1 s2>_model = {(s1 * s2 * w).sum():.3f} / {Z:.2f} = {(s1 * s2 * w).sum() / Z:.3f}")
 
 # %% [markdown]
-# The same $Z$ in closed form, and from bmlab's enumeration (which works with $\log Z$):
+# The same $Z$ in closed form (six rows at $E = -0.5$, two at $E = +1.5$), and from bmlab's
+# enumeration (which works with $\log Z$):
 
 # %%
 def triangle(J12, J23, J13):
@@ -135,14 +136,15 @@ print("every ground state breaks exactly one bond:",
       bool(np.all((bonds[ground] < 0).sum(axis=1) == 1)))
 
 # %% [markdown]
-# Each ground state breaks exactly one bond (cost $2 \times 0.5$ above the ideal $-1.5$);
-# the two states at $E = +1.5$ break all three. Flip the sign of one coupling in the panel of
-# Section 6 and watch the flag and the degeneracy change.
+# Each broken bond raises the energy by $2 \times 0.5 = 1$ above the ideal $-1.5$: the ground
+# states break one bond, and the two states at $E = +1.5$ break all three. Flip the sign of
+# one coupling in the panel of Section 6 and watch the flag and the degeneracy change.
 #
 # ## 2. One gradient step, then many
 #
-# Suppose the data say $\langle s_1 s_2\rangle_\text{data} = 0.50$. Eq. 5.4 gives the ascent
-# direction for $J_{12}$: data minus model, from the two column sums of the ledger.
+# Suppose the data say $\langle s_1 s_2\rangle_\text{data} = 0.50$. Eq. 5.4 gives the slope of
+# the log-likelihood $L$ of the data along $J_{12}$, the direction to climb: data minus model,
+# the model term from the two column sums of the ledger.
 
 # %%
 data_moment = 0.50
@@ -236,8 +238,8 @@ plt.show()
 
 # %% [markdown]
 # The coupling climbs to the closed-form value, and the model correlation comes within 0.001 of
-# the data after 11 steps (printed above the figure). Nothing here is hard: eight energies,
-# eight exponentials and one division per step. The only trouble is the *eight*.
+# the data after 11 steps (printed above the figure). Each step is cheap: a Boltzmann factor
+# per row, two column sums and a ratio. The only trouble is the number of rows.
 
 # %% [markdown]
 # **The value of $Z$ is not enough.** Why not just compute $Z$? Because learning needs the
@@ -302,9 +304,10 @@ print(f"2^N first exceeds 10^80 at N = {n_atoms} (log2: {math.log2(ATOMS_IN_UNIV
 
 # %% [markdown]
 # The count passes the seconds since the Big Bang at $N = 59$ and the atoms at $N = 266$
-# (give or take 3.3 spins per factor of ten in that inventory). The lecture's rows at
-# $N = 100$ and $N = 500$ lie well past these crossings: their ratios in the table are far
-# above one. Figure 5.5 draws the whole curve.
+# (give or take 3.3 spins per factor of ten in that inventory). The lecture's rows lie well
+# past these crossings: $N = 100$ has $2.91 \times 10^{12}$ times as many terms as seconds
+# have passed, and $N = 500$ about $10^{71}$ times as many as there are atoms. Figure 5.5
+# draws the whole curve.
 
 # %%
 N = np.arange(1, 601)
@@ -337,8 +340,9 @@ plt.show()
 
 # %% [markdown]
 # **What to look for:** the straight navy line crosses the dashed seconds line at the gray dot
-# $N = 59$ and the atoms line at $N = 266$; the lecture's orange points at $N = 100$ and
-# $N = 500$ sit far above those lines; the shaded strip, $N \le 30$, is all that exact
+# $N = 59$ and the atoms line at $N = 266$; the lecture's orange point at $N = 100$ sits above
+# the seconds line (still below the atoms line), the one at $N = 500$ far above the atoms
+# line; the shaded strip, $N \le 30$, is all that exact
 # enumeration can reach.
 #
 # ## 4. What does enumeration cost? Recorded, then live
@@ -428,10 +432,12 @@ bmlab.save_figure(fig, "fig02_log_partition_cost")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** bmlab's open circles (direct sum) sit above the filled ones just
-# right of the dash-dotted line, where `log_partition` switches to the half-split algorithm;
-# the filled circles bend onto a straight line (exponential cost) above $N \approx 20$; the
-# gray squares of the naive sum lie far above the filled circles and stop at $N = 20$.
+# **What to look for:** at the dash-dotted line `log_partition` switches to the half-split
+# algorithm, and its time drops: the open circles just left of the line (direct sum) sit
+# higher than the filled circles just right of it; left of the line the gray squares of the
+# naive sum are no slower than the open circles (both compute every energy); the filled
+# circles bend onto a straight line (exponential cost) above $N \approx 20$, far below the
+# gray squares, which stop at $N = 20$.
 
 # %% [markdown]
 # The lecture's feasibility column next to the recorded times, and the extrapolation
@@ -508,12 +514,13 @@ print("bmlab and naive log Z agree on every live machine (difference < 1e-9):",
 #
 # $$\log p^*_\beta(v) = a^\top v + \sum_j \log\bigl(1 + e^{\beta (b_j + (v W)_j)}\bigr).$$
 #
-# At $\beta = 0$ the units are independent: $\log Z_0 = \sum_i \log(1 + e^{a_i}) + n_h \log 2$.
+# At $\beta = 0$ the units are independent: $\log Z_0 = \sum_i \log(1 + e^{a_i}) + N_h \log 2$,
+# with $N_h$ the number of hidden units.
 # Each chain starts with an exact sample of that base, and at every step
 # $\beta_{k-1} \to \beta_k$ it adds $\log p^*_{\beta_k}(v) - \log p^*_{\beta_{k-1}}(v)$ to
 # its log weight, then takes one block-Gibbs step ($h$ given $v$, then $v$ given $h$) of
 # machine $\beta_k$. The mean weight is an unbiased estimate of $Z_1 / Z_0$. Here is the whole
-# loop, on a ten-unit RBM small enough to enumerate:
+# loop, on a ten-unit RBM (6 visible, 4 hidden units) small enough to enumerate:
 
 # %%
 def sigmoid(x):
@@ -604,7 +611,7 @@ print(f"K = 1 and 3, on average: AIS below, reverse AIS above (by > 2 s.e.): "
 # sit on the exact value within their error bars. Right: averaged over many runs, the
 # systematic error shows: with few temperatures AIS comes out low and reverse AIS high, and the
 # gap closes as $K$ grows. Nothing in the loop enumerates anything: its cost grows with
-# $K \times$ chains $\times$ units, not with $2^N$. Notebook 05 uses it on RBMs with hundreds
+# $K \times$ chains $\times$ units, not with $2^N$. Notebook 05b uses it on RBMs with hundreds
 # of hidden units, where the bracket is all there is.
 
 # %% [markdown]

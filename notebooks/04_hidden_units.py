@@ -307,7 +307,7 @@ plt.show()
 # v_i$ (the Walsh, or Fourier, expansion). A fully visible machine has terms up to pairs and
 # no further. Summing out one hidden unit with couplings $w$ and bias $b$ multiplies $p(v)$ by
 # $2\cosh(b + w\cdot v)$, and the logarithm of that factor is no polynomial of degree two: it
-# has terms of every order.
+# brings in terms of higher order (which orders, the output below shows).
 #
 # All coefficients come from one matrix product: row $A$ of `bmlab.all_states(n)` also serves
 # as the subset $A$ (unit $i$ belongs to $A$ where the row holds $+1$). Below, one hidden unit
@@ -470,7 +470,10 @@ t = np.linspace(-0.25, 1.25, 61)  # t[30] = 0.5, the midpoint
 L_D3 = rbm_3.metrics(D3)["log_likelihood"]
 L_swap, L_flip = along(L_D3, start, swapped, t), along(L_D3, start, flipped, t)
 L_end = L_D3(start)
-print("same L at both ends (relabelled machine):", np.isclose(L_end, L_D3(swapped), atol=1e-12))
+print(
+    "same L at both ends (both relabelled copies):",
+    np.isclose(L_end, L_D3(swapped), atol=1e-12) and np.isclose(L_end, L_D3(flipped), atol=1e-12),
+)
 for name, curve in (("swap h1 <-> h2", L_swap), ("flip the sign of h1", L_flip)):
     dip = L_end - curve[30]
     print(
@@ -528,9 +531,9 @@ print(
 #
 # ## 7 · Figure 5.4, redrawn
 #
-# Left, the general machine: couplings everywhere, within each layer too. Right, the
-# restricted machine: couplings only between the layers, the property that turned the
-# clamped phase of Section 5 into a single line.
+# Left, the general machine: any two units may be coupled, two visibles or two hidden units
+# included. Right, the restricted machine: every coupling joins a visible unit to a hidden
+# one, which is what turned the clamped phase of Section 5 into a single line.
 
 # %%
 fig, (ax_g, ax_r) = plt.subplots(1, 2, figsize=(9, 3.4))
