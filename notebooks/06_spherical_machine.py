@@ -225,7 +225,7 @@ for n in (100, 1000, 10_000):
 # ### Try it: condensation, live
 #
 # Move $\beta$ (or the spike $c$; only their product matters) and watch the exact share
-# (left, navy dot on the curve) and a histogram of the share $(u\cdot x)^2/N$ of single
+# (left, orange dot on the curve) and a histogram of the share $(u\cdot x)^2/N$ of single
 # samples (right). Below the transition the samples scatter near zero; above it they pile
 # up around the exact $q$.
 
@@ -399,20 +399,18 @@ plt.show()
 
 # %% [markdown]
 # **What to look for:** the gray exact run climbs, overshoots once (the momentum) and
-# settles; the orange ($\nu = 1$)
-# and green ($\nu = 4$) runs overshoot several times over and keep swinging, their chains
-# jumping between the condensed state and no condensation at all; the navy run ($\nu = 16$)
-# swings less and ends near the exact one.
+# settles; the orange ($\nu = 1$) and green ($\nu = 4$) runs overshoot several times over
+# and keep swinging, their chains jumping between the condensed state and no condensation at
+# all; the navy run ($\nu = 16$) swings less and ends near the exact one.
 #
 # What goes wrong: when the chains have not yet condensed, the model term lacks the top
 # share, so the gradient keeps raising the top eigenvalue; by the time the slow chains
 # condense, $W$ has overshot far beyond the exact solution, and the gradient turns and
 # drives it down until the chains fall out of the condensed state again. At this size and
 # learning rate, too few steps give repeated swings within 200 updates rather than a fixed
-# biased state; the paper's
-# large-$N$ analysis finds a biased stationary state below a critical $\nu$. Either way, a
-# model trained with too few steps is not the maximum-likelihood model, and its own chains
-# tell a wrong story about it.
+# biased state; the paper's large-$N$ analysis finds a biased stationary state below a
+# critical $\nu$. Either way, a model trained with too few steps is not the
+# maximum-likelihood model, and its own chains tell a wrong story about it.
 
 # %% [markdown]
 # ## 5 · The sampling temperature after training
@@ -426,8 +424,8 @@ plt.show()
 #
 # where $\langle\cdot\rangle_*$ is the average over the teacher's law. bmlab gives the
 # teacher's second moment exactly, so $\langle x^\top W x\rangle_* = \mathrm{tr}(W\langle
-# xx^\top\rangle_*)$ is exact too. Check by Monte
-# Carlo on teacher samples first, then scan $\beta$ for the model of Section 3.
+# xx^\top\rangle_*)$ is exact too. Check by Monte Carlo on teacher samples first, then scan
+# $\beta$ for the model of Section 3.
 
 # %%
 log_Z_star, y2_star = bmlab.spherical_moments(teacher.lam)
