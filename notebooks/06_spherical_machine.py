@@ -82,11 +82,10 @@ rng = np.random.default_rng(SEED)
 #
 # Rotate to the eigenbasis of $W$: $y = U^\top x$ lies on the same sphere, and the uniform
 # law does not notice a rotation, so $Z = \langle e^{\beta \sum_i \lambda_i y_i^2/2}\rangle$
-# depends on the eigenvalues $\lambda_i$ only. Without the constraint, every $y_i$ would be
-# an independent Gaussian. The constraint $\sum_i y_i^2 = N$ is enforced by one Lagrange
-# multiplier $z$: under the weight $e^{-z|y|^2/2}$ the coordinate $y_i$ is Gaussian with
-# variance $1/(z - \beta\lambda_i)$, and $z > \beta \max_i \lambda_i$ is chosen so that the
-# variances add up to $N$,
+# depends on the eigenvalues $\lambda_i$ only. Now trade the hard constraint $\sum_i y_i^2 =
+# N$ for a soft one, a weight $e^{-z|y|^2/2}$ with one Lagrange multiplier $z$: under it
+# every $y_i$ is an independent Gaussian with variance $1/(z - \beta\lambda_i)$ (which needs
+# $z > \beta \max_i \lambda_i$), and $z$ is chosen so that the variances add up to $N$,
 #
 # $$ \sum_{i=1}^N \frac{1}{z - \beta\lambda_i} = N . $$
 #
@@ -130,12 +129,12 @@ print(
 # The Lagrange multiplier in action at $N = 1000$: solve the equation for $z$ by hand and
 # compare the Gaussian variances $1/(z - \beta\lambda_i)$ with the exact $\langle y_i^2
 # \rangle$ that `bmlab.spherical_moments(lam, beta)` returns from the eigenvalues alone. The
-# eigenvalues below are a semicircle on $[-2, 2]$ (those of a large random matrix) plus one
-# outlier at 3.
+# eigenvalues below are a bulk spread over $[-2, 2]$ ($2\cos$ of evenly spaced angles, so
+# densest near the edges) plus one outlier at 3.
 
 # %%
 N = 1000
-lam = 2 * np.cos(np.pi * (np.arange(N - 1) + 0.5) / (N - 1))  # semicircle-like bulk
+lam = 2 * np.cos(np.pi * (np.arange(N - 1) + 0.5) / (N - 1))  # bulk on [-2, 2]
 lam = np.append(lam, 3.0)  # one outlier
 for beta in (0.25, 2.0):
     a = beta * lam
@@ -226,7 +225,7 @@ for n in (100, 1000, 10_000):
 # ### Try it: condensation, live
 #
 # Move $\beta$ (or the spike $c$; only their product matters) and watch the exact share
-# (left, navy dot on the curve) and a histogram of the share $(u\cdot x)^2/N$ of single
+# (left, orange dot on the curve) and a histogram of the share $(u\cdot x)^2/N$ of single
 # samples (right). Below the transition the samples scatter near zero; above it they pile
 # up around the exact $q$.
 
@@ -238,8 +237,8 @@ panel
 # ## 3 · Learning exactly
 #
 # Now the machine learns. A teacher $W^* = c^*\,uu^\top$ with $c^* = 3$ (condensed at
-# $\beta = 1$) generates $K = 400$ data vectors in $N = 200$ dimensions. Only the eigenvalues
-# matter (Section 1), so $u$ may as well be the last coordinate axis; then the teacher's
+# $\beta = 1$) generates $K = 400$ data vectors in $N = 200$ dimensions. A rotation changes
+# nothing (Section 1), so $u$ may as well be the last coordinate axis; then the teacher's
 # eigenvectors, and so its samples, are exact on every computer. The log-likelihood of
 # the data, $L(W) = \frac{\beta}{2}\langle x^\top W x\rangle_\text{data} - \log Z(W)$, has
 # the gradient
@@ -247,9 +246,11 @@ panel
 # $$ \frac{\partial L}{\partial W} = \tfrac12\big(\langle xx^\top\rangle_\text{data} -
 # \langle xx^\top\rangle_\text{model}\big) \qquad (\beta = 1), $$
 #
-# Eq. 5.4 again: data minus model. Here, unlike for $\pm1$ spins, the model term is exact for
-# any $N$. Reference: the two moments in plain numpy against bmlab's gradient, and the slope
-# of $L$ along a random direction by finite differences.
+# Eq. 5.4 again: data minus model. (The $\tfrac12$ appears because $W_{ij}$ and $W_{ji}$ are treated
+# as separate entries here; for the pair as one coupling, as in Eq. 5.4, the two halves add up.)
+# Here, unlike for $\pm1$ spins, the model term is exact for any $N$. Reference: the two moments in
+# plain numpy against bmlab's gradient, and the slope of $L$ along a random direction by finite
+# differences.
 
 # %%
 N, K, C_STAR = 200, 400, 3.0
@@ -331,10 +332,12 @@ plt.show()
 # **What to look for:** left, the navy line leaves the gray band within the first updates and
 # stays above it; right, one navy line to the right of the gray histogram.
 #
-# The top eigenvector of $W$ lines up with the teacher and carries the condensed share of the
-# data. The bulk is not zero: with $K = 2N$ samples, the data moment has eigenvalues scattered
-# around their true value, and maximum likelihood copies that scatter into $W$. Sections 5
-# and 6 measure what that costs.
+# The trained model puts the same share along $u$ as the data: the top eigenvector of $W$ lines up
+# with the teacher and carries the condensed share. After 200 updates the gradient is small but not
+# zero: the lowest eigenvalues are still sinking (left panel), while the top of the spectrum has
+# settled. The bulk is not zero: with $K = 2N$ samples, the data moment has eigenvalues scattered
+# around their true value, and maximum likelihood copies that scatter into $W$. Sections 5 and 6
+# measure what that costs.
 #
 # ## 4 · Too few sampling steps: PCD
 #
@@ -386,28 +389,28 @@ ax1.set_ylim(0.5, None)
 ax1.set_xlabel("update")
 ax1.set_ylabel("top eigenvalue of $W$")
 ax1.set_title("learned top eigenvalue")
-ax2.axhline(1 - 1 / C_STAR, color=bmlab.GRAY, ls="--", lw=1.5)
-ax2.text(STEPS_PCD, 1 - 1 / C_STAR, "teacher", color=bmlab.GRAY, ha="right", va="bottom")
+teacher_line = ax2.axhline(1 - 1 / C_STAR, color=bmlab.GRAY, ls="--", lw=1.5,
+                           label="teacher's share")
 ax2.set_xlabel("update")
 ax2.set_ylabel("share of the chains along $u$")
 ax2.set_title("what the chains see")
-fig.legend(*ax1.get_legend_handles_labels(), loc="outside right upper")
+fig.legend(handles=ax1.get_legend_handles_labels()[0] + [teacher_line], loc="outside right upper")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** the gray exact run climbs once and stays; the orange ($\nu = 1$)
-# and green ($\nu = 4$) runs overshoot several times over and keep swinging, their chains
-# jumping between the condensed state and no condensation at all; the navy run ($\nu = 16$)
-# swings less and settles near the exact one.
+# **What to look for:** the gray exact run climbs, overshoots once (the momentum) and
+# settles; the orange ($\nu = 1$) and green ($\nu = 4$) runs overshoot several times over
+# and keep swinging, their chains jumping between the condensed state and no condensation at
+# all; the navy run ($\nu = 16$) swings less and ends near the exact one.
 #
 # What goes wrong: when the chains have not yet condensed, the model term lacks the top
 # share, so the gradient keeps raising the top eigenvalue; by the time the slow chains
 # condense, $W$ has overshot far beyond the exact solution, and the gradient turns and
 # drives it down until the chains fall out of the condensed state again. At this size and
-# learning rate, too few steps give a cycle rather than a fixed biased state; the paper's
-# large-$N$ analysis finds a biased stationary state below a critical $\nu$. Either way, a
-# model trained with too few steps is not the maximum-likelihood model, and its own chains
-# tell a wrong story about it.
+# learning rate, too few steps give repeated swings within 200 updates rather than a fixed
+# biased state; the paper's large-$N$ analysis finds a biased stationary state below a
+# critical $\nu$. Either way, a model trained with too few steps is not the
+# maximum-likelihood model, and its own chains tell a wrong story about it.
 
 # %% [markdown]
 # ## 5 · The sampling temperature after training
@@ -419,9 +422,10 @@ plt.show()
 # $$ \mathrm{KL}(p^* \,\|\, p_\beta) = \tfrac12\langle x^\top W^* x\rangle_* - \log Z^* -
 # \tfrac\beta2 \langle x^\top W x\rangle_* + \log Z(\beta W), $$
 #
-# where $\langle\cdot\rangle_*$ is the teacher's law, whose second moment is exact: the
-# $\langle x^\top W x\rangle_* = \mathrm{tr}(W\langle xx^\top\rangle_*)$. Check by Monte
-# Carlo on teacher samples first, then scan $\beta$ for the model of Section 3.
+# where $\langle\cdot\rangle_*$ is the average over the teacher's law. bmlab gives the
+# teacher's second moment exactly, so $\langle x^\top W x\rangle_* = \mathrm{tr}(W\langle
+# xx^\top\rangle_*)$ is exact too. Check by Monte Carlo on teacher samples first, then scan
+# $\beta$ for the model of Section 3.
 
 # %%
 log_Z_star, y2_star = bmlab.spherical_moments(teacher.lam)
@@ -476,21 +480,23 @@ plt.show()
 # Sampling this model *hotter* than it was trained ($\beta < 1$) brings it closer
 # to the teacher. The reason is the scatter in the bulk of Section 3: maximum likelihood
 # fitted the sampling noise of 400 data vectors, and a smaller $\beta$ shrinks the fitted
-# noise together with everything else. The top eigenvalue, far above the bulk, keeps the
+# noise together with everything else. The top eigenvalue, above the bulk, keeps the
 # model condensed, at a price: its share along $u$ falls to 0.52, below the teacher's 0.67.
-# Near the best $\beta$ the two effects balance. The paper finds the opposite case too: a
-# model whose aligned mode is not yet condensed gains from $\beta > 1$.
+# Near the best $\beta$ the two effects balance. The paper describes both directions, by
+# other mechanisms: $\beta < 1$ helps a model that has condensed along a wrong direction, and
+# $\beta > 1$ helps one whose aligned mode is not yet condensed.
 #
 # ## 6 · A weight penalty, and the search for double descent
 #
-# The other cure for fitted noise is a penalty: maximise $L(W) - \frac\gamma2\|W\|^2$, that
-# is, train with weight decay $\gamma$ (`bmlab.train(..., weight_decay=gamma)`). The paper
-# reports that the KL against $\gamma$ can fall, rise to a peak where the condensed state
-# disappears, and fall again: *double descent*. We scan $\gamma$ from strong to weak, each
-# run starting from the previous one's $W$ (60 updates each, the learning rate
-# shrinking as $1/\gamma$ at strong penalties to keep the ascent stable). Two data sets: the
-# $K = 400$ vectors of Section 3, and $K = 100$ fresh ones, fewer than the $N = 200$
-# dimensions (the undersampled regime of the paper).
+# The other cure for fitted noise is a penalty: maximise $L(W) - \frac\gamma2\|W\|^2$, that is,
+# train with weight decay $\gamma$ (`bmlab.train(..., weight_decay=gamma)`). The paper reports that
+# the KL against $\gamma$ can fall, rise to a peak where the condensed state disappears, and fall
+# again: *double descent* (its curve is for the KL taken the other way round, from the model to the
+# teacher; we keep the KL of Section 5). We scan $\gamma$ from strong to weak, each run starting
+# from the previous one's $W$ (60 updates each, which bring $W$ near the maximum of the penalised
+# likelihood, not onto it; the learning rate shrinking as $1/\gamma$ at strong penalties to keep the
+# ascent stable). Two data sets: the $K = 400$ vectors of Section 3, and $K = 100$ fresh ones, fewer
+# than the $N = 200$ dimensions (the undersampled regime of the paper).
 
 # %%
 def penalty_sweep(X, gammas):
@@ -542,9 +548,9 @@ plt.show()
 # finds the single most probable $W$ (the MAP estimate under a Gaussian prior). The paper's
 # double descent is a property of $W$ drawn from a posterior at finite temperature, whose
 # fluctuations near the condensation transition produce the peak; it reports that the
-# effect vanishes in the MAP limit, which is exactly what `bmlab.train` computes. Here, as
-# $\gamma$ falls, the share along $u$ rises smoothly from zero and the KL falls with it: no
-# transition is crossed twice.
+# effect vanishes in the MAP limit, which is what `bmlab.train` approaches. Here, as $\gamma$
+# falls from 100, the share along $u$ rises smoothly from zero and the KL falls with it, with
+# no peak where condensation sets in.
 
 # %% [markdown]
 # ## Exercises
@@ -600,14 +606,14 @@ bmlab.check("06.3", my_answer)
 #   rank-one teacher grows one eigenvalue out of the bulk and copies the data's noise into
 #   the bulk (Section 3).
 # - PCD with too few steps per update overshoots the top eigenvalue and, at this size,
-#   cycles instead of converging (Section 4).
+#   keeps swinging instead of settling (Section 4).
 # - Sampling the trained model hotter lowers its KL from the teacher (Section 5);
 #   an L2 penalty gives one optimum and, at the MAP estimate, no double descent (Section 6).
 #
 # ## References
 #
 # - The lecture, Chapter 5: Eq. 5.1 (the energy) and Eq. 5.4 (the gradient, data minus
-#   model); Section 5.8 and notebook 05 for PCD.
+#   model); Section 5.8 announces contrastive divergence, and notebook 05 covers PCD.
 # - T. Tulinski, S. Cocco, R. Monasson, J. Fernandez-De-Cossio-Diaz, "Spherical Boltzmann
 #   machines: a solvable theory of learning and generation in energy-based models" (2026;
 #   summary in `../shared/lecture/`): the model, condensation, the out-of-equilibrium bias of
