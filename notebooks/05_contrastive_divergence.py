@@ -198,6 +198,7 @@ def cd_update(W, a, b, v0, k, lr, rng):
             b + lr * (ph0 - phk).mean(axis=0))
 
 
+# Hinton's start: W ~ N(0, 0.01^2), b = 0, visible biases a at the data's log-odds
 init = RBM.random(9, N_HIDDEN, rng=np.random.default_rng(SEED), data=V3)
 W, a, b = init.W, init.a, init.b
 ref_rng, lib_rng = np.random.default_rng(1), np.random.default_rng(1)  # the same draws
@@ -523,7 +524,9 @@ plt.show()
 # %% [markdown]
 # **What to look for:** the orange bars matching the gray data bars, while the navy bars
 # are far too tall for some patterns and far too short for others; the pattern each bar
-# group belongs to is drawn under it.
+# group belongs to is drawn under it. The two strips at the bottom are samples drawn both
+# ways: image by image they look much alike -- the difference is in how often each pattern
+# comes up, which only the bars show.
 #
 # One step from the data gives back the training set almost exactly -- CD-1 trained precisely
 # this map. The model's own distribution is something else: it over-weights a few patterns

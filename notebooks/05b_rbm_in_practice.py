@@ -343,7 +343,7 @@ print(f"PCD-1, 256 fantasy particles, rate 0.03, 10x updates: largest singular v
 
 # %% [markdown]
 # The recorded 4x4 PCD-1 run of notebook 05 (one fantasy particle per pattern, rate 0.1)
-# collapses the same way.
+# collapses the same way: its peak and final log-likelihood are printed in Section 2 there.
 #
 # ## 3. Handwritten digits
 #
