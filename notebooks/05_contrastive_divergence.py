@@ -99,7 +99,8 @@ def grid(ax, V, n, title):
 # $p(h_j=1\mid v) = \sigma(b_j + \sum_i v_i W_{ij})$. Three consequences:
 #
 # * the clamped average $\langle v_i h_j\rangle_{p(h\mid v)}$ of Section 5.6 is exact:
-#   $v_i\,\sigma(\cdot)_j$, for the whole data set one matrix product `V.T @ expit(V @ W + b)`;
+#   $v_i\,\sigma(b_j + (vW)_j)$, for the whole data set one matrix product
+#   `V.T @ expit(V @ W + b)`;
 # * summing $h$ out gives the free energy $F(v) = -a^\top v - \sum_j \log(1+e^{b_j+(vW)_j})$,
 #   so $Z$ needs a sum over one layer only -- we enumerate the smaller one;
 # * Gibbs sampling updates a whole layer at once (block Gibbs): $v \to h \to v \to \dots$

@@ -198,8 +198,9 @@ plt.show()
 # covariance alone.
 #
 # **Before and after the first modes condense.** A mode that has grown out of the bulk changes
-# the machine's own distribution only once it is large enough: then the model's variance along
-# that direction jumps from the independent-pixel value $u^\top \mathrm{diag}(C)\,u$ towards
+# the machine's own distribution only once it is large enough -- we say it *condenses*. Then
+# the model's variance along the mode's direction $u$ (its left singular vector, in pixel
+# space) jumps from the independent-pixel value $u^\top \mathrm{diag}(C)\,u$ towards
 # the data's $u^\top C\,u$, and long Gibbs chains stop producing speckle. With 16 hidden units
 # the model's variance along $u$ is exact: $p(v)=\sum_h p(h)\,p(v\mid h)$ with
 # $p(v\mid h)$ a product, so a sum over the $2^{16}$ hidden states gives every moment of $v$;
