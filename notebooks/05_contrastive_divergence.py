@@ -99,7 +99,8 @@ def grid(ax, V, n, title):
 # $p(h_j=1\mid v) = \sigma(b_j + \sum_i v_i W_{ij})$. Three consequences:
 #
 # * the clamped average $\langle v_i h_j\rangle_{p(h\mid v)}$ of Section 5.6 is exact:
-#   $v_i\,\sigma(\cdot)_j$, for the whole data set one matrix product `V.T @ expit(V @ W + b)`;
+#   $v_i\,\sigma(b_j + (vW)_j)$, for the whole data set one matrix product
+#   `V.T @ expit(V @ W + b)`;
 # * summing $h$ out gives the free energy $F(v) = -a^\top v - \sum_j \log(1+e^{b_j+(vW)_j})$,
 #   so $Z$ needs a sum over one layer only -- we enumerate the smaller one;
 # * Gibbs sampling updates a whole layer at once (block Gibbs): $v \to h \to v \to \dots$
@@ -178,8 +179,7 @@ plt.show()
 # on the batch, a short chain, the negative phase at its end, one ascent step. Replayed with
 # the same random numbers, bmlab's `CDGradient` / `PCDGradient` inside the training loop
 # `train` must give the same parameters. (bmlab computes both phases in one matrix product,
-# `expit(concatenate([v0, vk]) @ W + b)`, which is faster for small batches; the arithmetic
-# is the same.)
+# `expit(concatenate([v0, vk]) @ W + b)`; the arithmetic is the same.)
 
 # %%
 N_HIDDEN, LR, STEPS = 9, 0.3, 4000
@@ -199,6 +199,7 @@ def cd_update(W, a, b, v0, k, lr, rng):
             b + lr * (ph0 - phk).mean(axis=0))
 
 
+# Hinton's start: W ~ N(0, 0.01^2), b = 0, visible biases a at the data's log-odds
 init = RBM.random(9, N_HIDDEN, rng=np.random.default_rng(SEED), data=V3)
 W, a, b = init.W, init.a, init.b
 ref_rng, lib_rng = np.random.default_rng(1), np.random.default_rng(1)  # the same draws
@@ -299,13 +300,15 @@ plt.show()
 #
 # On this small problem CD-1 climbs with the others and then stalls and wanders well below
 # the exact gradient, while its reconstruction error keeps going down the whole time: a
-# one-step reconstruction from the data is exactly what CD-1 optimizes, so it says nothing
-# about the rest of the state space. PCD-1 at this rate collapses outright (notebook 05b
-# shows why). CD-10 stays close to the exact gradient. The clear rise-then-fall of CD-1
-# reported by Fischer & Igel (2010) needs the longer 4x4 runs recorded below.
+# reconstruction is one Gibbs step from the data, the very place CD-1's chains look, so it
+# says nothing about the rest of the state space. PCD-1 at this rate collapses outright
+# (notebook 05b shows why). CD-10 stays close to the exact gradient. The clear rise-then-fall
+# of CD-1 reported by Fischer & Igel (2010) needs the longer 4x4 runs recorded below.
 #
 # ### What damps the divergence
-# Longer chains (CD-10, above), a weight decay that keeps $W$ small, or a smaller rate.
+# Longer chains (CD-10, above), a weight decay that keeps $W$ small, or a smaller rate. A
+# weight decay $\lambda$ subtracts $\lambda W$ from the direction of every update of $W$ (the
+# biases are left alone), which pulls the weights back towards zero.
 
 # %%
 damped = {
@@ -333,7 +336,8 @@ for name, res in damped.items():
 # **What to look for:** on the right, the purple weight-decay curve levelling off far below
 # the orange CD-1 curve; on the left, where each run ends against the dashed optimum.
 #
-# Weight decay keeps the largest singular value of $W$ from running away and ends far higher.
+# Weight decay keeps the largest singular value of $W$ from running away, and its
+# log-likelihood ends higher than plain CD-1's.
 # The smaller rate slows everything -- the rise as much as the fall -- so within 4000 updates
 # it is still climbing; the recorded 4x4 runs below follow it for 30 000 updates.
 
@@ -405,7 +409,8 @@ def transition_matrix(model):
 
 
 def cd_expected_gradient(model, V, k, T):
-    """The CD-k estimate averaged over the chains: their law after k steps is q_0 T^k."""
+    """The CD-k estimate averaged over the chains: their law after k steps is p_k = p_0 T^k
+    (here called q, with q0 = p_0 the empirical distribution of V)."""
     q0 = np.bincount((V @ 2 ** np.arange(9)).astype(int), minlength=512) / len(V)
     q = q0 @ np.linalg.matrix_power(T, k)
     Q, Ph = model.hidden_probs(V9), model.hidden_probs(V)
@@ -448,7 +453,8 @@ plt.show()
 # At the parameters CD-1 itself converged to, CD-1's expected update is tiny and points
 # nowhere useful (cosine near 0) -- CD-1 has reached *its* fixed point, while the true
 # gradient is still large. The CD-k direction lines up with the true one after ten steps or
-# so, but the error only vanishes after hundreds: this model mixes slowly (exercise 2).
+# so, but the relative error is still above 0.1 after 300 steps and below 0.01 only at 1000:
+# this model mixes slowly (exercise 2).
 # Early in training, when the weights are small and the chain mixes in a step or two, the
 # same comparison gives a cosine close to 1: that is when truncation is harmless.
 
@@ -478,6 +484,8 @@ p_one_step = np.array([np.mean(codes1 == c) for c in patterns])
 
 
 def tv(p, q):
+    """Total variation between two laws given on the data patterns only: the second term
+    counts the mass that q (or p) puts on all other images."""
     return 0.5 * np.abs(p - q).sum() + 0.5 * abs(p.sum() - q.sum())
 
 
@@ -517,7 +525,9 @@ plt.show()
 # %% [markdown]
 # **What to look for:** the orange bars matching the gray data bars, while the navy bars
 # are far too tall for some patterns and far too short for others; the pattern each bar
-# group belongs to is drawn under it.
+# group belongs to is drawn under it. The two strips at the bottom are samples drawn both
+# ways: image by image they look much alike -- the difference is in how often each pattern
+# comes up, which only the bars show.
 #
 # One step from the data gives back the training set almost exactly -- CD-1 trained precisely
 # this map. The model's own distribution is something else: it over-weights a few patterns
@@ -637,7 +647,7 @@ for ax, name in zip(axes, machines, strict=True):
            label="-grad [KL(p0||p_inf) - KL(p1||p_inf)]")
     ax.set_xticks(x, [f"W{i}{j}" for i in range(4) for j in range(3)]
                   + [f"a{i}" for i in range(4)] + [f"b{j}" for j in range(3)],
-                  fontsize=6, rotation=90)
+                  fontsize=8, rotation=90)
     ax.set(title=name, ylabel="component")
 fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=3)
 bmlab.save_figure(fig, "fig05_cd_divergences")
@@ -652,8 +662,9 @@ plt.show()
 # expected CD-1 update has vanished and so, almost, has the gradient of the KL difference
 # (both are a few per cent of the true gradient, and so is the dropped term): CD-1 has come to
 # rest near a stationary point of that difference. But the true
-# gradient is far from zero there: the machine that makes $\mathrm{KL}(p_0\|p_\infty)$ and
-# $\mathrm{KL}(p_1\|p_\infty)$ equally large is not the one that makes the first small.
+# gradient is far from zero there: a stationary point of the difference is not one of
+# $\mathrm{KL}(p_0\|p_\infty)$ itself, and the fixed point's exact log-likelihood (printed
+# last) stays well below the optimum.
 # Longer chains ($k=2, 5$) move the update back towards the true gradient.
 
 # %% [markdown]
@@ -680,7 +691,7 @@ rbm_sampling_panel()
 # **1 · The other conditional.** Show that $p(v_i = 1\mid h) = \sigma(a_i + (Wh)_i)$ from
 # $E(v,h)$, and use it to check `visible_probs` against brute force for the 4x3 machine
 # `small` of Section 1. *Your answer:* $p(v_1 = 1 \mid h = (1, 0, 1))$ for `small`, to 3
-# decimals.
+# decimals, with $v_1$ the first visible unit (index 0 in numpy).
 # [worked solution](solutions/05_contrastive_divergence_solutions.ipynb#Exercise-1)
 
 # %%

@@ -134,9 +134,13 @@ for s in (0, 300, 600, 1500):
 
 # %% [markdown]
 # **The linear regime, predicted.** While $W$ is small, expand $p(h_j=1\mid v)$ to first
-# order in $W$ (here $b=0$, so $\sigma'(0)=1/4$). The clamped phase gives
-# $\tfrac14\,C\,W$; at $W=0$ the model's visible units are independent with the data's
-# means, so the free phase gives $\tfrac14\,\mathrm{diag}(C)\,W$. Hence
+# order in $W$ (here $b=0$, so $\sigma'(0)=1/4$). The clamped phase then gives
+# $\tfrac14\langle vv^\top\rangle_\text{data}W$ and the free phase
+# $\tfrac14\langle vv^\top\rangle_\text{model}W$, plus a term $\tfrac12\langle v\rangle$
+# that cancels as long as the visible biases keep the model's pixel means at the data's
+# (they start there, and the bias updates keep them close). At $W=0$ the
+# model's visible units are independent with the data's means, so the two second moments
+# differ only by the covariance off the diagonal: $C - \mathrm{diag}(C)$. Hence
 # $W \leftarrow (1 + \tfrac{\eta}{4}A)\,W$ with $A = C - \mathrm{diag}(C)$: every eigenvector
 # of $A$ with a positive eigenvalue $\lambda$ is an unstable mode that grows like
 # $(1+\eta\lambda/4)^t$ -- the data's covariance beyond what independent pixels already
@@ -194,8 +198,9 @@ plt.show()
 # covariance alone.
 #
 # **Before and after the first modes condense.** A mode that has grown out of the bulk changes
-# the machine's own distribution only once it is large enough: then the model's variance along
-# that direction jumps from the independent-pixel value $u^\top \mathrm{diag}(C)\,u$ towards
+# the machine's own distribution only once it is large enough -- we say it *condenses*. Then
+# the model's variance along the mode's direction $u$ (its left singular vector, in pixel
+# space) jumps from the independent-pixel value $u^\top \mathrm{diag}(C)\,u$ towards
 # the data's $u^\top C\,u$, and long Gibbs chains stop producing speckle. With 16 hidden units
 # the model's variance along $u$ is exact: $p(v)=\sum_h p(h)\,p(v\mid h)$ with
 # $p(v\mid h)$ a product, so a sum over the $2^{16}$ hidden states gives every moment of $v$;
@@ -339,7 +344,7 @@ print(f"PCD-1, 256 fantasy particles, rate 0.03, 10x updates: largest singular v
 
 # %% [markdown]
 # The recorded 4x4 PCD-1 run of notebook 05 (one fantasy particle per pattern, rate 0.1)
-# collapses the same way.
+# collapses the same way: its peak and final log-likelihood are printed in Section 2 there.
 #
 # ## 3. Handwritten digits
 #
@@ -387,7 +392,8 @@ plt.show()
 # **What to look for:** the two curves moving together a small gap apart (little
 # overfitting): up for most of training and down together at the very end, since nothing
 # makes PCD-1's likelihood rise at every step; samples built of strokes; receptive fields
-# that are blobs and strokes in red and blue, each a part of some digits.
+# that are blobs and strokes in red (positive weights) and blue (negative), each a part of
+# some digits.
 #
 # ### More hidden units: the likelihood bracketed by AIS
 #
@@ -418,8 +424,8 @@ for nh, r in sorted(ais_rec["data"]["hidden"].items(), key=lambda item: int(item
 # %% [markdown]
 # Each bracket is about a tenth of a nat wide, narrower than the differences between the
 # models, so the likelihood can be compared where enumeration is hopeless; for 20 hidden units
-# the exact value sits inside it. (When both estimates are this accurate their centres can
-# swap order by chance, as they do for 100 hidden units; the error bars cover it.) The
+# the exact value sits inside it. (Each end carries two standard errors: when both estimates
+# are this accurate, their centres alone could come out in the wrong order by chance.) The
 # comparison itself is a lesson: after the same brief PCD-1 training, *more* hidden units
 # give a *lower* likelihood -- the larger models are further from converged, and a
 # reconstruction error or a sample mosaic would not have told us.
