@@ -88,19 +88,21 @@ def mosaic(images, n_cols: int, fill: float = 0.0) -> np.ndarray:
     n_cols : int
         Images per row; a short last row is completed with blank images.
     fill : float
-        Value of the one-pixel separator right of and below every image, and of blanks.
+        Value of the one-pixel separators around every image, and of blanks.
 
     Returns
     -------
-    ndarray, shape (ceil(m / n_cols) * (h + 1), n_cols * (w + 1))
+    ndarray, shape (1 + ceil(m / n_cols) * (h + 1), 1 + n_cols * (w + 1))
+        Image ``k`` has its top left pixel at ``(1 + r * (h + 1), 1 + c * (w + 1))`` with
+        ``r, c = divmod(k, n_cols)``.
     """
     images = np.asarray(images, dtype=float)
     m, h, w = images.shape
     n_rows = -(-m // n_cols)
     tiles = np.full((n_rows * n_cols, h + 1, w + 1), float(fill))
-    tiles[:m, :h, :w] = images
-    tiles = tiles.reshape(n_rows, n_cols, h + 1, w + 1).swapaxes(1, 2)
-    return tiles.reshape(n_rows * (h + 1), n_cols * (w + 1))
+    tiles[:m, 1:, 1:] = images
+    tiled = tiles.reshape(n_rows, n_cols, h + 1, w + 1).swapaxes(1, 2).reshape(n_rows * (h + 1), -1)
+    return np.pad(tiled, ((0, 1), (0, 1)), constant_values=fill)
 
 
 def figures_dir() -> Path:
@@ -109,8 +111,7 @@ def figures_dir() -> Path:
     ``$BMLAB_FIGURES`` if set; otherwise the ``figures/`` folder of the repository when run
     from the repository or its ``notebooks/`` folder; otherwise ``./figures``.
     """
-    env = os.environ.get("BMLAB_FIGURES")
-    if env:
+    if env := os.environ.get("BMLAB_FIGURES"):
         return Path(env)
     cwd = Path.cwd()
     for candidate in (cwd / "figures", cwd.parent / "figures"):
@@ -179,7 +180,6 @@ def draw_network(
         ``"visible"``, ``"hidden"``: unit positions, shapes (n_visible, 2), (n_hidden, 2);
         ``"between"``, ``"within"``: numbers of couplings drawn.
     """
-    import numpy as np
     from matplotlib.patches import Circle, FancyArrowPatch
 
     def row(count, y):

@@ -120,9 +120,9 @@ def test_save_figure_rejects_paths():
 def test_mosaic_places_each_image_in_reading_order_and_blanks_the_rest():
     images = np.arange(5 * 2 * 3, dtype=float).reshape(5, 2, 3)
     tiled = plotting.mosaic(images, 3, fill=-1.0)
-    assert tiled.shape == (6, 12)  # 2 rows of (2 + 1) pixels, 3 columns of (3 + 1)
+    assert tiled.shape == (7, 13)  # 2 rows of (1 + 2) pixels, 3 columns of (1 + 3), + 1 each
     for k, image in enumerate(images):
         r, c = divmod(k, 3)
-        np.testing.assert_array_equal(tiled[3 * r : 3 * r + 2, 4 * c : 4 * c + 3], image)
-    assert (tiled[3:5, 8:11] == -1.0).all()  # the sixth place is blank
-    assert (tiled[[2, 5], :] == -1.0).all() and (tiled[:, [3, 7, 11]] == -1.0).all()
+        np.testing.assert_array_equal(tiled[1 + 3 * r : 3 + 3 * r, 1 + 4 * c : 4 + 4 * c], image)
+    assert (tiled[4:6, 9:12] == -1.0).all()  # the sixth place is blank
+    assert (tiled[[0, 3, 6], :] == -1.0).all() and (tiled[:, [0, 4, 8, 12]] == -1.0).all()

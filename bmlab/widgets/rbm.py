@@ -28,7 +28,7 @@ _CODES = 2 ** np.arange(_N * _N)  # state code of an image: sum_i 2**i v_i
 
 
 def _tile(V, cols=4) -> np.ndarray:
-    """The first 16 images of 3x3 as a mosaic of ``cols`` columns, blank separators: (16, 16)."""
+    """The first 16 images of 3x3 as a mosaic of ``cols`` columns, blank separators: (17, 17)."""
     return mosaic(np.reshape(V[:16], (-1, _N, _N)), cols)
 
 
@@ -39,7 +39,7 @@ def _images(codes) -> np.ndarray:
 
 def _framed(ax, image, nx, ny):
     """Show a _tile mosaic of nx x ny images with every pixel framed in gray (white shows)."""
-    corners = itertools.product(np.arange(nx) * (_N + 1) - 0.5, np.arange(ny) * (_N + 1) - 0.5)
+    corners = itertools.product(np.arange(nx) * (_N + 1) + 0.5, np.arange(ny) * (_N + 1) + 0.5)
     edges = [
         edge
         for x0, y0 in corners
@@ -56,7 +56,7 @@ def _image_axes(ax):
     ax.axis("off")
     ax.set_box_aspect(1)
     title = ax.text(0.5, 1.03, "", transform=ax.transAxes, ha="center", va="bottom", weight="bold")
-    return _framed(ax, np.zeros((4 * (_N + 1),) * 2), 4, 4), title
+    return _framed(ax, np.zeros((4 * (_N + 1) + 1,) * 2), 4, 4), title
 
 
 def _training_figure(best):
