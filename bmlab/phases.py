@@ -57,7 +57,11 @@ COMPONENTS = ("rademacher", "gaussian", "laplace", "sparse")
 SPARSITY = 0.25
 _N_MAX_EXACT = 24  # visible units enumerated by mode_law (2**24 rows)
 _MERGE = 1e-6  # fixed points closer than this (largest coordinate) are one
-_GAUSS_HERMITE = np.polynomial.hermite_e.hermegauss(81)  # nodes, weights for E f(z), z ~ N(0,1)
+#: Nodes and weights of E f(z), z ~ N(0, 1): the trapezoid rule on [-10, 10], step 0.01, exact
+#: to 1e-13 for f(z) = tanh(a + b z) and its square up to b = 30 (Gauss-Hermite with 81
+#: nodes is off by 1e-2 already at b = 5).
+_Z = np.linspace(-10.0, 10.0, 2001)
+_PHI = np.exp(-0.5 * _Z**2) / np.exp(-0.5 * _Z**2).sum()
 
 
 # ------------------------------------------------------------------------------ ensemble
@@ -532,9 +536,9 @@ def replica_symmetric(beta, w, sigma, *, m0=1.0, q0=1.0, max_iter=100_000, tol=1
 
     By the gauge s_i -> u_i s_i the equations are those of the Sherrington-Kirkpatrick model
     with mean coupling w and spread sigma: ``m = E tanh(beta (w m + sigma sqrt(q) z))`` and
-    ``q = E tanh^2(beta (w m + sigma sqrt(q) z))``, z ~ N(0, 1), the averages by 81-point
-    Gauss-Hermite quadrature, iterated from (m0, q0) until no value moves by more than
-    ``tol`` (or ``max_iter`` rounds; slow next to a phase boundary).
+    ``q = E tanh^2(beta (w m + sigma sqrt(q) z))``, z ~ N(0, 1), the averages by the
+    trapezoid rule (accurate to 1e-13 while beta sigma <= 30), iterated from (m0, q0) until no
+    value moves by more than ``tol`` (or ``max_iter`` rounds; slow next to a phase boundary).
 
     Parameters
     ----------
@@ -553,12 +557,10 @@ def replica_symmetric(beta, w, sigma, *, m0=1.0, q0=1.0, max_iter=100_000, tol=1
         raise ValueError("beta, w and sigma must be >= 0")
     m = np.full(beta.shape, check_in_range(m0, "m0", -1.0, 1.0))
     q = np.full(beta.shape, check_in_range(q0, "q0", 0.0, 1.0))
-    z, weight = _GAUSS_HERMITE
-    weight = weight / weight.sum()
     for _ in range(check_positive_int(max_iter, "max_iter")):
-        field = (w * m)[..., None] + (sigma * np.sqrt(q))[..., None] * z
+        field = (w * m)[..., None] + (sigma * np.sqrt(q))[..., None] * _Z
         t = np.tanh(beta[..., None] * field)
-        m_new, q_new = t @ weight, (t * t) @ weight
+        m_new, q_new = t @ _PHI, (t * t) @ _PHI
         moved = max(np.abs(m_new - m).max(initial=0), np.abs(q_new - q).max(initial=0))
         m, q = m_new, q_new
         if moved <= tol:
