@@ -1,10 +1,10 @@
 """The RBM's phase diagram (notebook 07): ±1 units on both layers, weights drawn from an
 ensemble, exact observables with the hidden layer summed out, mean field, and tempering.
 
-Conventions. Visible spins ``s`` (N_v,) and hidden spins ``sigma`` (N_h,), entries ±1; energy
-``E(s, sigma) = -s^T W sigma - a^T s - b^T sigma`` and ``p = exp(-beta E) / Z``. This is
-bmlab's {0,1} :class:`bmlab.rbm.RBM` written in other coordinates: with s = 2v - 1 and
-sigma = 2h - 1, the {0,1} machine (W01, a01, b01) has ``W = W01 / 4``,
+Conventions. Visible spins ``s`` (N_v,) and hidden spins ``tau`` (N_h,), entries ±1; energy
+``E(s, tau) = -s^T W tau - a^T s - b^T tau`` and ``p = exp(-beta E) / Z`` (``sigma`` is the
+strength of the noise below). This is bmlab's {0,1} :class:`bmlab.rbm.RBM` written in other
+coordinates: with s = 2v - 1 and tau = 2h - 1, the {0,1} machine (W01, a01, b01) has ``W = W01 / 4``,
 ``a = a01 / 2 + W01 1 / 4`` and ``b = b01 / 2 + W01^T 1 / 4`` (1 a vector of ones); the
 other way, ``W01 = 4 W``, ``a01 = 2 (a - W 1)``, ``b01 = 2 (b - W^T 1)``.
 
@@ -308,7 +308,7 @@ class FixedPoints:
     Attributes
     ----------
     m_v : ndarray, shape (k, N_v), visible magnetisations <s_i> in [-1, 1]
-    m_h : ndarray, shape (k, N_h), hidden magnetisations <sigma_j>
+    m_h : ndarray, shape (k, N_h), hidden magnetisations <tau_j>
     free_energy : ndarray, shape (k,), the mean-field free energy F (F = -log Z / beta for
         the exact Z; the paramagnet m = 0 has F = -(N_v + N_h) log 2 / beta, naive)
     converged : ndarray of bool, shape (k,), whether both equations hold to ``tol``; a point
@@ -450,7 +450,7 @@ def rbm_tempering(
     ``n_chains`` independent ladders of K replicas, one at each beta. A sweep draws every
     replica's hidden layer given its visible one, then the visible layer given the hidden one
     (uniforms (K n_chains, N_h), then (K n_chains, N_v); unit +1 with probability
-    1 / (1 + exp(-2 beta field))), then proposes to swap the states (s, sigma) at betas k and
+    1 / (1 + exp(-2 beta field))), then proposes to swap the states (s, tau) at betas k and
     k + 1 for even k, then odd k, each accepted with probability
     min(1, exp((beta_{k+1} - beta_k)(E_{k+1} - E_k))) (one uniform per pair and ladder), as
     :func:`bmlab.parallel_tempering` does for the fully visible machine.

@@ -67,6 +67,7 @@ if importlib.util.find_spec("bmlab") is None:
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.colors import LinearSegmentedColormap, ListedColormap
 from scipy.optimize import brentq
 from scipy.special import gammaln
 
@@ -142,7 +143,7 @@ for ax, (nv, nh) in zip(axes, spectra, strict=True):
     ax.plot(top[:3], np.full(3, 0.08), "v", color=bmlab.NAVY, ms=9, label="top three of W")
     ax.set(xlabel="singular value", ylabel="density", xlim=(0, 3.6), ylim=(0, None))
     ax.set_title(f"$N_v = {nv}$, $N_h = {nh}$, $\\sigma = 1$", fontsize=10)
-axes[0].legend(loc="upper left", fontsize="small")
+fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=3)
 bmlab.save_figure(fig, "fig07_ensemble")
 plt.show()
 
@@ -232,8 +233,6 @@ agree = np.sum((phase == lines) & ~near)
 print(f"grid points away (0.08) from the lines: {np.sum(~near)}; phase as the lines say: {agree}")
 
 # %%
-from matplotlib.colors import ListedColormap  # noqa: E402
-
 fig, ax = plt.subplots(figsize=(5.6, 4.2), layout="constrained")
 step_s, step_T = sig_grid[1] - sig_grid[0], T_grid[1] - T_grid[0]
 ax.imshow(phase, origin="lower", aspect="auto", alpha=0.35,
@@ -248,7 +247,7 @@ for text, x, y in (("paramagnet", 0.45, 1.3), ("ferromagnet", 0.4, 0.5), ("spin 
     ax.text(x, y, text, ha="center", fontsize="large")
 ax.set(xlabel="noise σ / w", ylabel="temperature T / w", xlim=(0, 1.5), ylim=(0.19, 1.5))
 ax.set_title("replica-symmetric phase diagram ($N_v = N_h$, ±1 components)", fontsize=10)
-ax.legend(loc="lower right", fontsize="small")
+fig.legend(loc="outside lower center", ncol=2, fontsize="small")
 bmlab.save_figure(fig, "fig07_phase_diagram")
 plt.show()
 
@@ -331,7 +330,8 @@ plt.show()
 def law_closed_form(n, T, w=1.0):
     """P(m) of the rank-one +-1 machine with N_v = N_h = n, at m = (n - 2k) / n, k = 0..n."""
     k = np.arange(n + 1)
-    log_p = gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1) + n * np.log(np.cosh(w * (n - 2 * k) / n / T))
+    log_p = gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
+    log_p = log_p + n * np.log(np.cosh(w * (n - 2 * k) / n / T))
     return (n - 2 * k) / n, np.exp(log_p - np.logaddexp.reduce(log_p))
 
 
@@ -351,7 +351,8 @@ print("reference agrees with bmlab (P(m) and Binder cumulant, 1e-12):",
 # The Binder cumulant $U = 1 - \langle m^4\rangle/(3\langle m^2\rangle^2)$ is $0$ for a
 # Gaussian peak at $m = 0$ (paramagnet) and $2/3$ for two sharp peaks at $\pm m$ (ordered),
 # whatever the size; in between it depends on $N$, and the curves of different sizes cross
-# near the transition. Exact enumeration for $N_v = N_h = 8, 12, 16$ (and the law of $m$ at $N_v = 20$):
+# near the transition. Exact enumeration for $N_v = N_h = 8, 12, 16$ (and the law of $m$ at
+# $N_v = 20$):
 
 # %%
 T_scan = np.linspace(0.5, 1.5, 21)
@@ -381,18 +382,19 @@ fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
 centres20 = (edges20[1:] + edges20[:-1]) / 2
 for (T, law), style in zip(laws20.items(), ("-", "--", ":"), strict=True):
     ax1.plot(centres20, law.hist, color=bmlab.NAVY, ls=style, marker="o", ms=3, label=f"T = {T}")
-ax1.set(xlabel="mode magnetisation m", ylabel="P(m)", ylim=(0, None))
+top = max(law.hist.max() for law in laws20.values())
+ax1.set(xlabel="mode magnetisation m", ylabel="P(m)", ylim=(-0.03 * top, 1.45 * top))
 ax1.set_title("exact law of m, $N_v = N_h = 20$", fontsize=10)
-ax1.legend(loc="upper center", fontsize="small")
+ax1.legend(loc="upper center", fontsize="small", ncol=3)
 for n, style in zip(sizes, ("-", "--", ":"), strict=True):
     ax2.plot(T_scan, binders[n], color=bmlab.NAVY, ls=style, label=f"$N_v$ = {n}")
 n_big = 1000
 ax2.plot(T_scan, [binder_closed_form(n_big, T) for T in T_scan], color=bmlab.GRAY,
          label=f"closed form, $N_v$ = {n_big}")
-ax2.axvline(1, color=bmlab.GRAY, ls=":", lw=1.5)
-ax2.set(xlabel="temperature T / w", ylabel="Binder cumulant U")
+ax2.axvline(1, ymax=0.72, color=bmlab.GRAY, ls=":", lw=1.5)  # stops below the legend
+ax2.set(xlabel="temperature T / w", ylabel="Binder cumulant U", ylim=(0, 1.0))
 ax2.set_title("Binder cumulants cross near T = w", fontsize=10)
-ax2.legend(loc="upper right", fontsize="small")
+ax2.legend(loc="upper right", fontsize="small", ncol=2)
 bmlab.save_figure(fig, "fig07_ferromagnetic_line")
 plt.show()
 
@@ -430,7 +432,8 @@ plt.show()
 # %%
 W10, _, _ = rbm_ensemble(10, 10, sigma=1.0, rng=rng)
 betas10 = 1 / np.linspace(1.6, 0.4, 8)
-exact_q2 = np.array([np.sum(mode_law(W10, 10 * np.eye(10), beta=b).second ** 2) / 100 for b in betas10])
+exact_q2 = np.array([np.sum(mode_law(W10, 10 * np.eye(10), beta=b).second ** 2) / 100
+                     for b in betas10])
 run10 = rbm_tempering(W10, betas=betas10, n_sweeps=2000, n_chains=40, rng=rng)
 q2 = run10.overlaps[200:] ** 2  # (sweeps, temperatures, 20 replica pairs)
 per_pair = q2.mean(axis=0)
@@ -439,7 +442,8 @@ print("T      exact <q^2>   sampled")
 for b, e, s in zip(betas10, exact_q2, per_pair.mean(axis=1), strict=True):
     print(f"{1 / b:.2f}   {e:.4f}        {s:.4f}")
 print(f"swap rates {run10.swap_rates.min():.2f} to {run10.swap_rates.max():.2f}; "
-      f"every sampled <q^2> within 4 standard errors of the exact one: {np.abs(z_scores).max() < 4}")
+      "every sampled <q^2> within 4 standard errors of the exact one:",
+      np.abs(z_scores).max() < 4)
 
 # %% [markdown]
 # Now the sizes where a spin glass can show itself, $N_v = N_h = 100, 200, 400$, 40 draws of
@@ -459,7 +463,8 @@ for n, rec in rec_sizes.items():
           f"within 5 % of each other at every T: {np.all(np.abs(first / second - 1) < 0.05)}")
 print("T      " + "      ".join(f"g (N = {n})" for n in rec_sizes))
 for i in range(0, len(T_sg), 4):
-    row = "   ".join(f"{rec['binder'][i]:.2f} ± {rec['binder_err'][i]:.2f}" for rec in rec_sizes.values())
+    row = "   ".join(f"{rec['binder'][i]:.2f} ± {rec['binder_err'][i]:.2f}"
+                     for rec in rec_sizes.values())
     print(f"{T_sg[i]:.2f}   {row}")
 
 # %%
@@ -508,9 +513,9 @@ plt.show()
 # The quadratic term gives the transition at $T = w$ again. The first quartic term depends
 # only on $|m|$; the second decides the direction. At fixed $|m|$, $\sum_\alpha m_\alpha^4$ is
 # largest on an axis and smallest on a diagonal, so with the same law on both layers: for
-# $\kappa < 3$ (Rademacher, $\kappa = 1$) $P$ is largest on the axes, pure states; for $\kappa
-# > 3$ (Laplace, $\kappa = 6$; sparse vectors, $\kappa = 1/0.25 = 4$) on the diagonals,
-# mixtures; for Gaussian components, $\kappa = 3$, $\Lambda$ depends on $|\lambda|$ only and
+# $\kappa < 3$ (Rademacher, $\kappa = 1$) $P$ is largest on the axes, pure states; for
+# $\kappa > 3$ (Laplace, $\kappa = 6$; sparse vectors, $\kappa = 1/0.25 = 4$) on the
+# diagonals, mixtures; for Gaussian components, $\kappa = 3$, $\Lambda$ depends on $|\lambda|$ only and
 # no direction is preferred: the border. One number measures which: the *composition*
 # $c = \langle 4m_1^2m_2^2\rangle/\langle(m_1^2 + m_2^2)^2\rangle$, the average of
 # $\sin^2 2\theta$ for the angle $\theta$ of $m$; it is 0 on the axes, 1 on the diagonals and
@@ -534,8 +539,8 @@ for law in LAWS:
           f"{exact16[law].composition:.2f}, <|m_1|> = {exact16[law].mean_abs[0]:.2f}")
 
 # %%
-fig, axes = plt.subplots(1, 4, figsize=(12, 3.3), layout="constrained")
-white_navy = plt.matplotlib.colors.LinearSegmentedColormap.from_list("exact", ["white", bmlab.NAVY])
+fig, axes = plt.subplots(1, 4, figsize=(12, 4.0), layout="constrained")
+white_navy = LinearSegmentedColormap.from_list("exact", ["white", bmlab.NAVY])
 for ax, law in zip(axes, LAWS, strict=True):
     ax.imshow(exact16[law].hist, origin="lower", cmap=white_navy,
               extent=(EDGES16[0], EDGES16[-1]) * 2)
@@ -611,6 +616,61 @@ for law, x in draws.items():
 # (and all angles between) have the same free energy.
 
 # %% [markdown]
+# **Beyond enumeration.** At $N_v = N_h = 200$ and $1000$, two orthogonal modes of strength
+# $w = 1$ and $\beta w = 1.3$, for Rademacher, Gaussian and Laplace components: two
+# independent tempering ladders per machine (24 temperatures, 4000 sweeps discarded, 16 000
+# measured), and the naive mean-field fixed points of the same machine from 16 random starts
+# (`benchmarks/record_phases_compositional.py`, recorded). The exact law is symmetric under
+# $s \to -s$, so a ladder that has mixed puts equal weight on opposite quadrants of the
+# $(m_1, m_2)$ plane; the two ladders of a machine should agree.
+
+# %%
+comp = bmlab.load_results("phases_compositional")
+edges_c = np.array(comp["data"]["edges"])
+machines = comp["data"]["machines"]
+print("machine           composition   (ladder 1, 2)   smallest swap   opposite quadrants")
+for name, rec in machines.items():
+    ladders = rec["ladders"]
+    quad = np.array([ladder["quadrants"] for ladder in ladders])  # ++, +-, -+, -- per ladder
+    balance = np.abs(quad[:, [0, 1]] - quad[:, [3, 2]]).max()
+    print(f"{name:16s}  {rec['composition']:.3f}         ({ladders[0]['composition']:.3f}, "
+          f"{ladders[1]['composition']:.3f})     {min(rec['swap_rates']):.2f}            "
+          f"differ by at most {balance:.3f}")
+print("\nnaive mean field: the fixed point of lowest free energy, its angle from the nearest axis")
+for name, rec in machines.items():
+    mf = rec["mean_field"]
+    m, f = np.array(mf["m"]), np.array(mf["free_energy_per_unit"])
+    angle = np.degrees(np.arctan2(np.abs(m[:, 1]), np.abs(m[:, 0])))
+    folded = np.minimum(angle, 90 - angle)  # 0: on an axis, 45: on a diagonal
+    print(f"{name:16s}  {len(f)} distinct points, all converged: {all(mf['converged'])}; "
+          f"lowest at {folded[np.argmin(f)]:.0f} degrees")
+
+# %%
+names = list(machines)
+n_cols = len(names) // 2
+fig, axes = plt.subplots(2, n_cols, figsize=(3.3 * n_cols, 6.4), layout="constrained")
+white_orange = LinearSegmentedColormap.from_list("sampled", ["white", bmlab.ORANGE])
+for ax, name in zip(axes.ravel(), names, strict=True):
+    rec = machines[name]
+    hist = np.mean([ladder["hist"] for ladder in rec["ladders"]], axis=0)
+    ax.imshow(hist, origin="lower", cmap=white_orange, extent=(edges_c[0], edges_c[-1]) * 2)
+    m = np.array(rec["mean_field"]["m"])
+    ax.plot(m[:, 1], m[:, 0], "x", color=NAIVE, ms=7, mew=2)
+    ax.set(xticks=[-1, 0, 1], yticks=[-1, 0, 1])
+    ax.set_title(f"{name}: c = {rec['composition']:.2f}", fontsize=10)
+for ax in axes[:, 0]:
+    ax.set_ylabel("$m_1$")
+for ax in axes[-1]:
+    ax.set_xlabel("$m_2$")
+fig.suptitle("tempering samples of (m₁, m₂) (orange) and naive mean-field fixed points (green ×), "
+             "βw = 1.3", fontsize=11)
+bmlab.save_figure(fig, "fig07_compositional_sampled")
+plt.show()
+
+# %% [markdown]
+# **What to look for:** PLACEHOLDER
+
+# %% [markdown]
 # ## 6 · Learning walks into the phase diagram
 #
 # Where does training put a machine? A teacher with two orthogonal $\pm1$ modes of strengths
@@ -666,7 +726,8 @@ snapshots = {}
 run = bmlab.train({"W": W0}, gradient, n_steps=STEPS, lr=LR,
                   metrics={"sv": lambda p: np.linalg.svd(p["W"], compute_uv=False)},
                   record_every=10,
-                  callback=lambda n, p: snapshots.update({n: p["W"].copy()}) if n in (30, 150, 400, 800) else None)
+                  callback=lambda n, p: snapshots.update({n: p["W"].copy()})
+                  if n in (30, 150, 400, 800) else None)
 sv = run.history["sv"]
 steps = run.history["step"]
 crossing = [int(steps[np.argmax(sv[:, k] > 1)]) for k in range(2)]
@@ -676,15 +737,16 @@ print(f"learned singular values after {STEPS} updates: {np.round(sv[-1, :3], 2)}
 # %%
 linear = np.array([np.linalg.svd(vec_C @ ((1 + LR * (lam_C[:, None] - 1)) ** t * (vec_C.T @ W0)),
                                  compute_uv=False)[:2] for t in steps])
-fig, ax = plt.subplots(figsize=(6.4, 3.6), layout="constrained")
+fig, ax = plt.subplots(figsize=(8.6, 3.6), layout="constrained")
 for k, style in enumerate(("-", "--")):
     ax.plot(steps, sv[:, k], color=bmlab.NAVY, ls=style, label=f"learned mode {k + 1}")
-    ax.plot(steps, linear[:, k], color=bmlab.GRAY, ls=style, lw=1, label=f"linear regime, mode {k + 1}")
+    ax.plot(steps, linear[:, k], color=bmlab.GRAY, ls=style, lw=1,
+            label=f"linear regime, mode {k + 1}")
 ax.plot(steps, sv[:, 2], color=bmlab.NAVY, ls=":", label="learned mode 3")
 ax.axhline(1, color=bmlab.GRAY, ls=":", lw=1.5)
 ax.set(xlabel="update", ylabel="singular value of W", yscale="log", ylim=(0.02, 3))
 ax.set_title("modes grow, cross T = 1 and saturate", fontsize=10)
-ax.legend(loc="lower right", fontsize="small", ncol=2)
+fig.legend(loc="outside right upper", fontsize="small")
 bmlab.save_figure(fig, "fig07_learning")
 plt.show()
 
@@ -702,7 +764,7 @@ plt.show()
 # %%
 edges_m = np.linspace(-1 - 1 / 16, 1 + 1 / 16, 18)
 centres_m = (edges_m[1:] + edges_m[:-1]) / 2
-fig, axes = plt.subplots(1, 4, figsize=(12, 3.0), layout="constrained", sharey=True)
+fig, axes = plt.subplots(1, 4, figsize=(13.5, 3.2), layout="constrained", sharey=True)
 print("update   top singular values   <|m|> model  data   total variation   mean-field points")
 for ax, (n, W_s) in zip(axes, snapshots.items(), strict=True):
     U_s, s_s, _ = np.linalg.svd(W_s)
@@ -719,7 +781,8 @@ for ax, (n, W_s) in zip(axes, snapshots.items(), strict=True):
     ax.set(xlabel="m along the top mode", xticks=[-1, 0, 1])
     ax.set_title(f"update {n}: $w_1$ = {s_s[0]:.2f}", fontsize=10)
 axes[0].set_ylabel("probability")
-axes[0].legend(loc="upper center", fontsize="small")
+axes[0].set_ylim(-0.01, None)
+fig.legend(*axes[0].get_legend_handles_labels(), loc="outside right upper", fontsize="small")
 plt.show()
 
 # %% [markdown]
@@ -736,14 +799,15 @@ path = noise_sigma / sv[:, 0], 1 / sv[:, 0]
 shown = path[1] < 1.5
 print(f"start: T / w_1 = {path[1][0]:.0f}; end: sigma / w_1 = {path[0][-1]:.3f}, "
       f"T / w_1 = {path[1][-1]:.3f}")
-fig, ax = plt.subplots(figsize=(5.2, 3.8), layout="constrained")
+fig, ax = plt.subplots(figsize=(5.4, 4.6), layout="constrained")
 ax.plot([0, 1], [1, 1], color=bmlab.GRAY, lw=2, label="phase boundaries (Section 2)")
 ax.plot([1, 1.5], [1, 1.5], color=bmlab.GRAY, lw=2)
 ax.plot(*fsg, color=bmlab.GRAY, lw=2, ls="--")
-ax.plot(path[0][shown], path[1][shown], "o-", color=bmlab.NAVY, ms=3, label="the student, every 10 updates")
+ax.plot(path[0][shown], path[1][shown], "o-", color=bmlab.NAVY, ms=3,
+        label="the student, every 10 updates")
 ax.set(xlabel="noise σ / $w_1$", ylabel="temperature T / $w_1$", xlim=(0, 1.5), ylim=(0, 1.5))
 ax.set_title("training walks into the ferromagnetic phase", fontsize=10)
-ax.legend(loc="upper right", fontsize="small")
+fig.legend(loc="outside lower center", ncol=2, fontsize="small")
 plt.show()
 
 # %% [markdown]

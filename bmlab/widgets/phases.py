@@ -62,19 +62,23 @@ def _figure(lines: dict):
     layout_once(fig)
     white_to_navy = LinearSegmentedColormap.from_list("exact", ["white", NAVY])
     image = ax_p.imshow(
-        np.zeros((17, 17)), origin="lower", extent=(EDGES[0], EDGES[-1]) * 2, cmap=white_to_navy
+        np.zeros((17, 17)),
+        origin="lower",
+        extent=(EDGES[0], EDGES[-1]) * 2,
+        cmap=white_to_navy,
+        interpolation="nearest",
     )
     ax_p.set(xlabel="$m_2$", ylabel="$m_1$", xticks=[-1, 0, 1], yticks=[-1, 0, 1])
     title = ax_p.set_title("", fontsize="medium")
     for key, (sigma, T) in lines.items():
         ax_d.plot(sigma, T, color=GRAY, lw=2, ls="--" if key == "F-SG" else "-")
     for text, x, y in (
-        ("paramagnet", 0.35, 1.3),
-        ("ferromagnet", 0.3, 0.45),
-        ("spin glass", 1.2, 0.45),
+        ("paramagnet", 0.35, 1.42),
+        ("ferromagnet", 0.35, 0.3),
+        ("spin glass", 1.28, 0.3),
     ):
         ax_d.text(x, y, text, color=GRAY, ha="center")
-    (dot,) = ax_d.plot([0.0], [1.0], "o", color=ORANGE, ms=10)
+    (dot,) = ax_d.plot([0.0], [1.0], "o", color=ORANGE, ms=10, zorder=3)
     ax_d.set(
         xlim=(-0.06, 1.56), ylim=(0.24, 1.56), xlabel="noise σ / w", ylabel="temperature T / w"
     )

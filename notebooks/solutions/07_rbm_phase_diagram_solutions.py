@@ -80,5 +80,6 @@ assert bmlab.check("07.2", answer)
 # %%
 m, q = replica_symmetric(2.0, 0.0, 1.0)
 answer = float(q)
-print(f"q = {answer:.3f} (m = {abs(float(m)):.1f}); replicas agree on a share {(1 + answer) / 2:.2f}")
+print(f"q = {answer:.3f} (m = {abs(float(m)):.1f}); replicas agree on a share "
+      f"{(1 + answer) / 2:.2f} of their units")
 assert bmlab.check("07.3", answer)
