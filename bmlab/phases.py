@@ -5,8 +5,8 @@ Conventions. Visible spins ``s`` (N_v,) and hidden spins ``tau`` (N_h,), entries
 ``E(s, tau) = -s^T W tau - a^T s - b^T tau`` and ``p = exp(-beta E) / Z`` (``sigma`` is the
 strength of the noise below). This is bmlab's {0,1} :class:`bmlab.rbm.RBM` written in other
 coordinates: with s = 2v - 1 and tau = 2h - 1, the {0,1} machine (W01, a01, b01) has
-``W = W01 / 4``, ``a = a01 / 2 + W01 1 / 4`` and ``b = b01 / 2 + W01^T 1 / 4`` (1 a vector of ones); the
-other way, ``W01 = 4 W``, ``a01 = 2 (a - W 1)``, ``b01 = 2 (b - W^T 1)``.
+``W = W01 / 4``, ``a = a01 / 2 + W01 1 / 4`` and ``b = b01 / 2 + W01^T 1 / 4`` (1 a vector
+of ones); the other way, ``W01 = 4 W``, ``a01 = 2 (a - W 1)``, ``b01 = 2 (b - W^T 1)``.
 
 The ensemble (:func:`rbm_ensemble`): ``W = sum_alpha w_alpha u_alpha v_alpha^T / N + r``
 with N = sqrt(N_v N_h), |u_alpha|^2 = N_v, |v_alpha|^2 = N_h and r_ij i.i.d. N(0, sigma^2 / N).
