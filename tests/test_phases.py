@@ -125,7 +125,7 @@ def test_binder_and_composition_of_known_laws():
 
 
 def test_mode_law_bad_input_is_named():
-    W, a, b, U = machine(4, 3, seed=0)
+    W, a, _, U = machine(4, 3, seed=0)
     with pytest.raises(ValueError, match="n_visible"):
         mode_law(np.zeros((25, 2)), np.zeros((25, 1)))
     with pytest.raises(ValueError, match="U must"):
@@ -286,7 +286,7 @@ def test_paramagnet_is_the_only_naive_fixed_point_until_the_top_singular_value()
     """Rank one, +-1 components, N_v = N_h = 200: 0 is the only fixed point for
     beta s_max < 1, and loses its stability above; there the magnetised points solve
     m = tanh(beta w m) (large N_h)."""
-    W, U, V = rbm_ensemble(200, 200, [1.0], rng=np.random.default_rng(11))
+    W, U, _ = rbm_ensemble(200, 200, [1.0], rng=np.random.default_rng(11))
     s_max = np.linalg.svd(W, compute_uv=False)[0]
     starts = np.random.default_rng(12).uniform(-1, 1, (6, 200))
     below = mean_field(W, beta=0.9 / s_max, starts=starts)
@@ -314,7 +314,7 @@ def test_unconverged_points_are_flagged_and_never_merged():
 
 
 def test_mean_field_bad_input_is_named():
-    W, a, b, _ = machine(4, 3, seed=0)
+    W, _, b, _ = machine(4, 3, seed=0)
     with pytest.raises(ValueError, match="starts"):
         mean_field(W, starts=np.zeros((2, 3)))
     with pytest.raises(ValueError, match="starts"):
