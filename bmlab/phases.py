@@ -194,9 +194,23 @@ def _log_2cosh_sum(X: np.ndarray) -> np.ndarray:
     return out
 
 
-def _log_weights(S, W, a, b, beta):
-    """log of exp(beta a.s) prod_j 2 cosh(beta (W^T s + b)_j) for the ±1 rows of S."""
-    return beta * (S @ a) + _log_2cosh_sum(beta * (S @ W + b))
+def _halves(W, a, b, U, beta, n_bits: int):
+    """The enumerated visible units 0..n_bits-1 split into a low and a high half (the others
+    are +1): for state ``lo + 2**n_lo hi``, beta (W^T s + b) is ``F[0][lo] + F[1][hi]``, and
+    likewise beta a.s (``A``) and U^T s / N_v (``M``). One addition per state and hidden unit
+    instead of a row of a product with W (the split of :func:`bmlab.log_partition`)."""
+    n = W.shape[0]
+    n_lo = n_bits // 2
+    F, A, M = [], [], []
+    for lo, hi in ((0, n_lo), (n_lo, n_bits)):
+        S = codes_to_states(np.arange(2 ** (hi - lo)), hi - lo)
+        F.append(beta * (S @ W[lo:hi]))
+        A.append(beta * (S @ a[lo:hi]))
+        M.append(S @ U[lo:hi] / n)
+    F[1] += beta * (W[n_bits:].sum(axis=0) + b)
+    A[1] += beta * a[n_bits:].sum()
+    M[1] += U[n_bits:].sum(axis=0) / n
+    return F, A, M
 
 
 @dataclass(frozen=True)
@@ -272,13 +286,15 @@ def mode_law(W, U, a=None, b=None, *, beta=1.0, edges=None) -> ModeLaw:
     symmetric = not (a.any() or b.any())
     bins, k = edges.size - 1, min(U.shape[1], 2)
 
-    def part(start, stop):
-        codes = np.arange(start, stop)
-        S = codes_to_states(codes + (1 << (n - 1)) if symmetric else codes, n)
-        lw = _log_weights(S, W, a, b, beta)
+    n_bits = n - symmetric  # with zero biases the last unit is +1 and -s stands beside s
+    F, A, M_half = _halves(W, a, b, U, beta, n_bits)
+
+    def part(start, stop):  # the states of the high codes start..stop-1
+        X = (F[1][start:stop, None] + F[0]).reshape(-1, W.shape[1])
+        lw = (A[1][start:stop, None] + A[0]).ravel() + _log_2cosh_sum(X)
         lse = logsumexp(lw)
         p = np.exp(lw - lse)
-        M = S @ U / n
+        M = (M_half[1][start:stop, None] + M_half[0]).reshape(-1, U.shape[1])
         M2 = M * M
         moments = p @ np.abs(M), (M.T * p) @ M, (M2.T * p) @ M2
         if symmetric:  # each state stands for itself and its mirror image -s, m -> -m
@@ -287,8 +303,7 @@ def mode_law(W, U, a=None, b=None, *, beta=1.0, edges=None) -> ModeLaw:
         cell = where[:, 0] * bins + where[:, 1] if k == 2 else where[:, 0]
         return lse, np.bincount(cell, p, bins**k), *moments
 
-    chunks = code_chunks(n - symmetric, W.shape[1], 1 << 18)
-    parts = map_chunks(part, chunks)
+    parts = map_chunks(part, code_chunks(n_bits - n_bits // 2, F[0].size, 1 << 19))
     lses = np.array([q[0] for q in parts])
     log_Z = logsumexp(lses)
     share = np.exp(lses - log_Z)

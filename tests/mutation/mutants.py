@@ -615,13 +615,18 @@ MUTANTS = [
         ("phases: log 2cosh without |x|", "out = A.sum(axis=1)", "out = 0.0 * A.sum(axis=1)"),
         (
             "phases: visible bias with the wrong sign",
-            "return beta * (S @ a) +",
-            "return -beta * (S @ a) +",
+            "A.append(beta * (S @ a[lo:hi]))",
+            "A.append(-beta * (S @ a[lo:hi]))",
+        ),
+        (
+            "phases: the field of the units fixed at +1 forgotten",
+            "F[1] += beta * (W[n_bits:].sum(axis=0) + b)",
+            "F[1] += beta * b",
         ),
         (
             "phases: hidden field without beta",
-            "_log_2cosh_sum(beta * (S @ W + b))",
-            "_log_2cosh_sum(S @ W + b)",
+            "F.append(beta * (S @ W[lo:hi]))",
+            "F.append(S @ W[lo:hi])",
         ),
         (
             "phases: half enumeration forgets the mirror images in log Z",
@@ -633,7 +638,7 @@ MUTANTS = [
             "np.concatenate([M[:, :k], -M[:, :k]])",
             "np.concatenate([M[:, :k], M[:, :k]])",
         ),
-        ("phases: m not divided by N_v", "M = S @ U / n", "M = S @ U"),
+        ("phases: m not divided by N_v", "M.append(S @ U[lo:hi] / n)", "M.append(S @ U[lo:hi])"),
         (
             "phases: TAP reaction term added",
             "x - beta**2 * H * ((1 - M * M) @ W2)",
