@@ -153,8 +153,8 @@ plt.show()
 # modes $w = 3$ and $w = 2$ sit well right of the bulk, the $w = 1.5$ one just beyond its edge.
 #
 # The bulk edge is $2$ for the square machine and $2.121$ for $N_h = 4N_v$, and the largest
-# noise singular values lie within 0.01 of it. The outliers of the square machine sit near
-# $w + \sigma^2/w$ (3.33, 2.5 and 2.17), not at $w$: the noise pushes a mode outwards. The
+# noise singular values (2.010 and 2.118) lie next to it. The outliers of the square machine
+# sit near $w + \sigma^2/w$ (3.33, 2.5 and 2.17), not at $w$: the noise pushes a mode out. The
 # weakest one, at 2.08 instead of 2.17, is still pulled towards the bulk at $N = 500$, so
 # close to the threshold $w = \sigma$. From here on the ensemble is square, $N_v = N_h$,
 # unless said otherwise.
@@ -257,10 +257,11 @@ plt.show()
 # **What to look for:** the shading (the grid solution) fills the regions that the gray
 # lines cut out: the ferromagnet below $T = w$ on the left, the spin glass below $T =
 # \sigma$ on the right, meeting the paramagnet at the multicritical point (dot). The dashed
-# line between the ordered phases bends to the left: replica symmetry lets the ferromagnet
-# re-enter the spin glass. That part is an artefact of the replica-symmetric solution, which
-# is unstable below the Almeida–Thouless line (not computed here); the exact (broken)
-# solution has a vertical boundary there, as in the SK model.
+# line between the ordered phases leans to the left as $T$ falls, so that at $\sigma/w$ just
+# below 1 cooling goes from paramagnet to ferromagnet and then to spin glass. That
+# re-entrance is an artefact of the replica-symmetric solution, which is unstable below the
+# Almeida–Thouless line (not computed here); in the SK model the solution with broken
+# replica symmetry has a vertical boundary there instead.
 #
 # **Naive mean field against TAP.** Naive mean field puts the spin-glass line at the edge of
 # the bulk, $T = 2\sigma$, twice the replica answer. The Thouless–Anderson–Palmer (TAP)
@@ -377,7 +378,7 @@ for n in (8, 16, 50, 100, 1000, 10_000):
                           0.5, 1.2)
 print("  n    T where U(n) = U(2n)   1 - T     U there")
 for n, T in crossings.items():
-    print(f"{n:5d}   {T:.4f}               {1 - T:.1e}   {binder_closed_form(n, T):.3f}")
+    print(f"{n:5d}   {T:.4f}               {1 - T:.2e}   {binder_closed_form(n, T):.3f}")
 
 # %%
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
@@ -690,16 +691,20 @@ for law, x in draws.items():
 # %% [markdown]
 # **Beyond enumeration.** At $N_v = N_h = 200$ and $1000$, two orthogonal modes of strength
 # $w = 1$ and $\beta w = 1.3$, for Rademacher, Gaussian and Laplace components: two
-# independent tempering ladders per machine (24 temperatures, 4000 sweeps discarded, 16 000
-# measured), and the naive mean-field fixed points of the same machine from 16 random starts
-# (`benchmarks/record_phases_compositional.py`, recorded). The exact law is symmetric under
+# independent tempering ladders per machine, and the naive mean-field fixed points of the same
+# machine from random starts (`benchmarks/record_phases_compositional.py`, recorded; the
+# settings are printed below). The exact law is symmetric under
 # $s \to -s$, so a ladder that has mixed puts equal weight on opposite quadrants of the
 # $(m_1, m_2)$ plane; the two ladders of a machine should agree.
 
 # %%
 comp = bmlab.load_results("phases_compositional")
+prm = comp["params"]
+print(f"recorded: {prm['betas']} betas, {prm['burn_in']} sweeps discarded, {prm['measure']} "
+      f"measured, mean field from {prm['mean_field_starts']} random starts")
 edges_c = np.array(comp["data"]["edges"])
-machines = comp["data"]["machines"]
+machines = {f"{law} {n}": comp["data"]["machines"][f"{law} {n}"]
+            for n in (200, 1000) for law in ("rademacher", "gaussian", "laplace")}
 print("machine           composition   (ladder 1, 2)   smallest swap   opposite quadrants")
 for name, rec in machines.items():
     ladders = rec["ladders"]
@@ -708,6 +713,9 @@ for name, rec in machines.items():
     print(f"{name:16s}  {rec['composition']:.3f}         ({ladders[0]['composition']:.3f}, "
           f"{ladders[1]['composition']:.3f})     {min(rec['swap_rates']):.2f}            "
           f"differ by at most {balance:.3f}")
+spread = max(abs(r["ladders"][0]["composition"] - r["ladders"][1]["composition"])
+             for r in machines.values())
+print(f"the two ladders' compositions within 0.02 of each other for every machine: {spread < 0.02}")
 print("\nnaive mean field: the fixed point of lowest free energy, its angle from the nearest axis")
 for name, rec in machines.items():
     mf = rec["mean_field"]
@@ -740,7 +748,22 @@ bmlab.save_figure(fig, "fig07_compositional_sampled")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** PLACEHOLDER
+# **What to look for:** four tight spots on the axes for Rademacher components, tighter at
+# $N = 1000$; rings for Gaussian components, darker in places that differ from draw to draw;
+# spots on the diagonals for Laplace components, clearer at $N = 1000$; and the green crosses
+# of mean field on the sampled spots.
+#
+# What each size shows. Rademacher: pure states, composition 0.024 at $N = 200$ and 0.004 at
+# $N = 1000$. Laplace: mixtures, 0.669 and 0.875, the lowest mean-field state at 39–40° from
+# an axis (45° is the diagonal; the two modes' drawn components are not identical, so neither
+# is the best mixture). Gaussian: no preferred direction, 0.600 at $N = 200$ and 0.392 at
+# $N = 1000$, on either side of $1/2$, each draw's own anisotropy choosing: the border.
+# The samples are a chain's, not exact draws; their checks are above. The two ladders of a
+# machine agree in composition to 0.02, and the weights of opposite quadrants agree to a few
+# hundredths at $N = 200$ and for Laplace components at $N = 1000$. For Gaussian (0.073) and
+# Rademacher (0.110) components at $N = 1000$, with swap rates down to 0.60 and 0.36, the
+# ladders have not yet balanced the states against each other: the position of every state
+# they visit is not in doubt, its weight is.
 
 # %% [markdown]
 # ## 6 · Learning walks into the phase diagram
@@ -877,8 +900,8 @@ plt.show()
 # paramagnet, mean field finds one fixed point (the paramagnet), and the model's
 # $\langle|m|\rangle = 0.207$ is far from the data's 0.666. By update 150 the top mode has
 # crossed $T$: two fixed points ($\pm$ the condensed state), and $\langle|m|\rangle$ matches
-# the data to 0.006. The second mode crosses later; by update 800 mean field finds four
-# fixed points, one pair per mode, and the total variation between the model's and the
+# the data's (0.679 against 0.673). The second mode crosses later; by update 800 mean field
+# finds four fixed points, one pair per mode, and the total variation between the model's and the
 # data's histograms has fallen from 0.679 to 0.086. This is the matching of order parameters
 # that Decelle et al. describe for the nonlinear regime: the exact law of each condensed
 # mode's magnetisation is pulled onto its empirical counterpart.
@@ -971,19 +994,20 @@ bmlab.check("07.3", my_answer)
 # ## Summary
 #
 # - An RBM's weights drawn as a few modes on a random bulk: the bulk follows the
-#   Marchenko–Pastur law, and a mode of strength $w$ leaves it only for $w > \sigma$
-#   (Section 1).
+#   Marchenko–Pastur law, and a mode of strength $w$ leaves it only for $w > \sigma$, pushed
+#   out to $w + \sigma^2/w$ (Section 1).
 # - Replica symmetry gives three phases: paramagnet above $T = \max(w, \sigma)$, a
-#   ferromagnet below $T = w$, a spin glass below $T = \sigma$; naive mean field puts the
-#   spin-glass line at the bulk edge $2\sigma$, the TAP correction moves it to $\sigma$
-#   (Section 2).
+#   ferromagnet below $T = w$ (for $w > \sigma$), a spin glass below $T = \sigma$; naive
+#   mean field puts the spin-glass line at the bulk edge $2\sigma$, the TAP correction
+#   moves it to $\sigma$ (Section 2).
 # - Exact enumeration shows the ferromagnetic transition, shifted to lower $T$ by an amount
-#   that shrinks like $1/N$ (Section 3); the spin-glass line needs sampling of two replicas
-#   at hundreds of units (Section 4).
+#   that shrinks like $1/N$ (Section 3). The spin-glass line shows in the susceptibility of
+#   two tempering replicas at a few hundred units, to within about 5 % (Section 4).
 # - Whether ordered states follow one mode or mix several is decided by the kurtosis of the
-#   singular vectors' components, below or above 3 (Section 5).
-# - Training grows the modes out of the paramagnet one by one, each as predicted by the data
-#   covariance until it crosses $T$; then the machine matches the data's order parameters
+#   singular vectors' components, below or above 3; in a small machine, by the anisotropy of
+#   the components actually drawn (Section 5).
+# - Training grows the modes out of the paramagnet one by one, as the data covariance
+#   predicts until a mode crosses $T$; then the machine matches the data's order parameters
 #   and gains mean-field fixed points (Section 6).
 #
 # ## References
