@@ -6,6 +6,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -81,6 +82,7 @@ bmlab.use_style()
 SEED = 7
 rng = np.random.default_rng(SEED)
 NAIVE, TAP, POPULATION = EXTRA[0], EXTRA[2], EXTRA[1]  # one colour per method, all figures
+
 
 # %% [markdown]
 # ## 1 · The ensemble
@@ -305,6 +307,7 @@ ax.set_title("when does the paramagnet become unstable?", fontsize=10)
 ax.legend(loc="upper right", fontsize="small")
 plt.show()
 
+
 # %% [markdown]
 # **What to look for:** the green naive curve crosses the dashed line at the bulk edge, near
 # $T = 2$; the purple TAP curve touches it from below at the dotted line $T = \sigma$ and
@@ -472,6 +475,7 @@ for i in range(0, len(T_sg), 4):
     row = "   ".join(f"{rec['binder'][i]:.2f} ± {rec['binder_err'][i]:.3f}"
                      for rec in rec_sizes.values())
     print(f"{T_sg[i]:.2f}   {row}")
+
 
 # %%
 def crossing(y_small, y_large):
