@@ -71,6 +71,7 @@ import numpy as np
 from matplotlib.colors import LinearSegmentedColormap, ListedColormap
 from scipy.optimize import brentq
 from scipy.special import gammaln
+from threadpoolctl import threadpool_limits
 
 import bmlab
 from bmlab.phases import mean_field, mode_law, rbm_ensemble, rbm_tempering, replica_symmetric
@@ -79,6 +80,7 @@ from bmlab.rbm import RBM, ExactRBMGradient
 from bmlab.widgets.phases import phase_panel
 
 bmlab.use_style()
+threadpool_limits(1, user_api="blas")  # small matrices: one BLAS thread is faster on busy cores
 SEED = 7
 rng = np.random.default_rng(SEED)
 NAIVE, TAP, POPULATION = EXTRA[0], EXTRA[2], EXTRA[1]  # one colour per method, all figures
