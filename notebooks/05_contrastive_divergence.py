@@ -278,10 +278,13 @@ runs = {
     "PCD-1": run("pcd", 1),
     "exact gradient": run("exact"),
 }
+print(f"reconstruction error at update 0 (the same start for every run): "
+      f"{runs['CD-1'].history['recon'][0]:.2g}")
 for name, res in runs.items():
-    ll = res.history["ll"]
+    ll, recon = res.history["ll"], res.history["recon"]
     print(f"{name:15s} peak {ll.max():6.3f} at update {res.history['step'][ll.argmax()]:4d}, "
-          f"final {ll[-1]:6.3f}")
+          f"final {ll[-1]:6.3f}; reconstruction error at the peak {recon[ll.argmax()]:.2g}, "
+          f"at the end {recon[-1]:.2g}")
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(10, 4.0), layout="constrained")
@@ -366,9 +369,10 @@ best4 = rec["data"]["optimum"]
 print(f"recorded {rec['recorded']} on {rec['machine']}")
 print(f"optimum {best4:.4f}; PCD-1 with {rec['params']['pcd_chains']} fantasy particles")
 for name, r in recorded.items():
-    ll = np.array(r["log_likelihood"])
-    print(f"{name:25s} peak {ll.max():6.2f} at {r['step'][int(ll.argmax())]:5d}, "
-          f"final {ll[-1]:6.2f}")
+    ll, i = np.array(r["log_likelihood"]), int(np.argmax(r["log_likelihood"]))
+    print(f"{name:25s} peak {ll.max():6.2f} at {r['step'][i]:5d}, final {ll[-1]:6.2f}; "
+          f"reconstruction error at the peak {r['reconstruction_error'][i]:.2g}, at the end "
+          f"{r['reconstruction_error'][-1]:.2g}")
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), layout="constrained")

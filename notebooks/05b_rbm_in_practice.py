@@ -369,8 +369,8 @@ plt.show()
 # dashed optimum.
 #
 # The overshoot is there at this size: with one Gibbs step per update the largest singular
-# value of $W$ runs well past the value the exact gradient settles at, and the likelihood
-# collapses after an early peak. Changing one setting at a time:
+# value of $W$ runs well past the exact gradient's, and the likelihood collapses after an
+# early peak. Changing one setting at a time:
 #
 # - **100 Gibbs steps per update** instead of one cure it: the spectrum follows the exact
 #   run closely and the likelihood ends within a nat of it, with every seed (it jitters: 16
@@ -457,7 +457,10 @@ plt.show()
 
 # %%
 ais_rec = bmlab.load_results("ais_digits")
-print(f"recorded {ais_rec['recorded']}: mean log-likelihood per image, bracketed by AIS")
+ais_params = ais_rec["params"]
+print(f"recorded {ais_rec['recorded']}: mean log-likelihood per image, bracketed by AIS "
+      f"({ais_params['n_betas']} temperatures, {ais_params['n_chains']} chains; reverse from "
+      f"{ais_params['gibbs_steps_reverse']} block-Gibbs steps)")
 for nh, r in sorted(ais_rec["data"]["hidden"].items(), key=lambda item: int(item[0])):
     lo_z, hi_z = r["log_z_ais"] - 2 * r["stderr_ais"], r["log_z_reverse"] + 2 * r["stderr_reverse"]
     line = (f"{int(nh):3d} hidden: train [{r['mean_neg_free_energy_train'] - hi_z:6.2f}, "
@@ -474,8 +477,9 @@ for nh, r in sorted(ais_rec["data"]["hidden"].items(), key=lambda item: int(item
 # the exact value sits inside it. (Each end carries two standard errors: when both estimates
 # are this accurate, their centres alone could come out in the wrong order by chance.) The
 # comparison itself is a lesson: after the same brief PCD-1 training, *more* hidden units
-# give a *lower* likelihood -- the larger models are further from converged, and a
-# reconstruction error or a sample mosaic would not have told us.
+# give a *lower* likelihood (our reading: the larger models are further from converged after
+# the same number of updates), and a reconstruction error or a sample mosaic would not have
+# told us.
 
 # %% [markdown]
 # ## 4. Side by side with scikit-learn's BernoulliRBM

@@ -69,7 +69,7 @@ E = -(V4 @ small.W @ H3.T) - (V4 @ small.a)[:, None] - (H3 @ small.b)[None, :]
 P = np.exp(-E) / np.exp(-E).sum()  # p(v, h), rows v, columns h
 cond_v = P / P.sum(axis=0, keepdims=True)  # p(v | h): each column normalised
 print("p(v_i=1|h) by brute force = visible_probs for all 8 h (1e-12):",
-      np.allclose(cond_v.T @ V4, small.visible_probs(H3), atol=1e-12))
+      np.allclose(cond_v.T @ V4, small.visible_probs(H3), rtol=0, atol=1e-12))
 answer = expit(small.a + small.W @ np.array([1.0, 0.0, 1.0]))[0]
 assert bmlab.check("05.1", answer)
 
