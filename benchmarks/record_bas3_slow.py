@@ -12,7 +12,7 @@ equally spaced points (every 100 updates, every 1000 for the 40 000-update runs)
 other seeds only their peak and final values. Notebook 05b trains PCD-1 and PCD-1 with 256
 particles at seed 5 live and loads the rest.
 
-    nice python benchmarks/record_bas3_slow.py   # about two minutes
+    nice python benchmarks/record_bas3_slow.py   # about a minute
 
 writes ``bmlab/recorded/bas3_slow.json``.
 """
