@@ -595,10 +595,10 @@ plt.show()
 # fit. What heating corrects in CD-1 is the shape of its distribution, which over-weights a
 # few patterns (the out-of-equilibrium effect of notebook 05); a hotter machine spreads that
 # mass out a little. CD-10 gains nothing at the printed precision (its best $\beta$ is
-# 1.01). The exact-gradient run, still climbing after 4000 updates (its highest value in
-# Section 2 is its last), prefers $\beta > 1$: its weights have not yet grown to their
-# maximum-likelihood size, and cooling the machine is a cheap way to go further along the
-# same direction.
+# 1.01). The exact-gradient run, still climbing after 4000 updates (in the table of
+# Section 2 its peak is its final value), prefers $\beta > 1$: its weights have not yet
+# grown to their maximum-likelihood size, and cooling the machine is a cheap way to go
+# further along the same direction.
 #
 # The exact draws show the trade-off for the CD-1 fit. Hot, it leaves the valid patterns:
 # most of its mass sits on other images. Cold, it puts essentially all of its mass on valid
