@@ -30,7 +30,8 @@
 # - where that power comes from: summing out a hidden unit creates interactions of order
 #   three, four, ... among the visibles (Section 4);
 # - the two prices: a clamped phase that needs $p(h\mid v)$, cheap only in a *restricted*
-#   machine (Section 5), and a log-likelihood that is no longer concave (Section 6);
+#   machine (Section 5), and a log-likelihood that is no longer concave, with local maxima
+#   below the best one (Section 6);
 # - Figure 5.4, redrawn (Section 7).
 #
 # **What it assumes**
