@@ -111,7 +111,7 @@ Z_v = np.array([sum(np.exp(-energy(np.concatenate([v, h]))) for h in H) for v in
 p_v = machine.prob_visible(params)  # bmlab: row sums of p(v, h)
 
 Z = np.exp(bmlab.log_partition(J, theta))
-print("sum_v Z(v) = Z (relative 1e-12):  ", np.isclose(Z_v.sum(), Z, rtol=1e-12, atol=0))
+print("sum_v Z(v) = Z (relative 1e-12):", np.isclose(Z_v.sum(), Z, rtol=1e-12, atol=0))
 print("Z(v) / Z = p(v) of bmlab (1e-12):", np.allclose(Z_v / Z_v.sum(), p_v, rtol=0, atol=1e-12))
 print("p(v) sums to 1 (1e-12):          ", np.isclose(p_v.sum(), 1.0, rtol=0, atol=1e-12))
 print()
