@@ -6,6 +6,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -59,6 +60,7 @@ lam[-1] = 4.0
 answer = bmlab.spherical_moments(lam, 1.0)[1][-1] / N
 print(f"exact share at N = {N}: {answer:.3f}; large-N limit: {1 - 1 / 4:.3f}")
 assert bmlab.check("06.2", answer)
+
 
 # %% [markdown]
 # ## Exercise 3
