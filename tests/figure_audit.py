@@ -760,7 +760,7 @@ MEANINGS = {
         "samples/estimates",
         ("sample", "chain", "estimate", "monte carlo", "mcmc", "ais", "gibbs", "glauber"),
     ),
-    "#7f7f7f": ("gray", "references", ("reference", "optimum", "limit", "teacher", "bound")),
+    "#7f7f7f": ("gray", "references", ("reference", "baseline")),
 }
 COLOUR_NAMES = {"#4c9a6a": "green", "#b04a5a": "red", "#8a6fb3": "purple", "#3f9bbf": "blue"}
 _TEX_WORDS = {

@@ -377,6 +377,7 @@ def test_the_fixed_colours_keep_their_meaning():
         [("exact", bmlab.NAVY, "line"), ("model (exact)", bmlab.NAVY, "bar")],
         [("20 000 chains", bmlab.ORANGE, "line"), ("AIS estimate", bmlab.ORANGE, "errorbar")],
         [("optimum", bmlab.GRAY, "line"), ("one plain Glauber chain", bmlab.GRAY, "bar")],
+        [("one plain Glauber chain (baseline)", bmlab.GRAY, "bar")],
         [("general", bmlab.NAVY, "line"), ("restricted", bmlab.ORANGE, "line")],
     )
     assert len(found) == 3, found

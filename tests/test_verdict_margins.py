@@ -4,28 +4,22 @@ leaves everything else a cell computes alone; every verdict of the notebooks goe
 - in a cell: :func:`run` compiles code through the kernel's transformer, as IPython does;
 - in a kernel: the startup file written for nbval installs it (with the figure audit);
 - in the notebooks: :func:`verdict_margins.unchecked` finds no verdict the check cannot see;
-- the temporary allowances of ``known_problems.py`` still point at something.
 """
 
 from __future__ import annotations
 
 import ast
 import itertools
-import json
 import math
-from pathlib import Path
 
 import figure_audit as fa
 import known_problems as kp
+import notebook_sources as sources
 import numpy as np
 import pytest
 import verdict_margins as vm
+from notebook_sources import NOTEBOOKS
 from test_figure_audit import _stderr_of_cells
-
-ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted(
-    (ROOT / "notebooks" / "solutions").glob("*.ipynb")
-)
 
 
 def run(source: str, **namespace) -> tuple[dict, list[str]]:
@@ -230,38 +224,11 @@ def test_checked_verdicts_are_not_unchecked():
     assert vm.unchecked(source, vm.tolerance_names([source])) == []
 
 
-def code_cells(path: Path) -> list[str]:
-    """A notebook's code cells as Python (magics and shell lines become ``pass``)."""
-    cells = json.loads(path.read_text())["cells"]
-    out = []
-    for cell in cells:
-        if cell["cell_type"] != "code":
-            continue
-        lines = "".join(cell["source"]).splitlines()
-        out.append(
-            "\n".join(
-                line[: len(line) - len(line.lstrip())] + "pass"
-                if line.lstrip().startswith(("%", "!"))
-                else line
-                for line in lines
-            )
-        )
-    return out
-
-
-def unchecked_lines(path: Path) -> list[str]:
-    cells = code_cells(path)
-    names = vm.tolerance_names(cells)
-    return [
-        f"unchecked verdict: cell {k + 1}, line {line}: {what}"
-        for k, source in enumerate(cells)
-        for line, what in vm.unchecked(source, names)
-    ]
-
-
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_every_verdict_of_a_notebook_goes_through_the_check(path):
-    found = [line for line in unchecked_lines(path) if kp.allowance(path.stem, line) is None]
+    found = [
+        line for line in sources.unchecked_lines(path) if kp.allowance(path.stem, line) is None
+    ]
     assert not found, "\n".join(found)
 
 
@@ -281,50 +248,3 @@ def test_the_startup_file_checks_what_a_kernel_computes(tmp_path):
     stderr = _stderr_of_cells(KERNEL_CELLS, tmp_path / "ipython")
     assert stderr[1].startswith("verdict margin: line 1: abs(d) < 1e-10 — True for 3e-11"), stderr
     assert stderr[0] == stderr[2] == stderr[3] == stderr[4] == "", stderr
-
-
-# -- the temporary allowances ------------------------------------------------------------------
-
-
-def test_an_allowance_silences_its_line_and_logs_its_use(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(kp, "KNOWN", [("01_x", "figure audit", "fig01_y", "touches")])
-    log = tmp_path / "used.log"
-    report = kp.Reporter("01_x", str(log))
-    report("figure audit: fig01_y 'a' — the legend of axes 1 touches its left axis line")
-    report("figure audit: fig01_y 'a' — texts overlap: 'a' and 'b'")
-    kp.Reporter("02_x", str(log))("figure audit: fig01_y 'a' — the legend touches it")
-    assert capsys.readouterr().err.splitlines() == [
-        "figure audit: fig01_y 'a' — texts overlap: 'a' and 'b'",
-        "figure audit: fig01_y 'a' — the legend touches it",
-    ]
-    assert kp.used(str(log)) == {0}
-
-
-def _python_of(path: Path) -> str:
-    return "\n".join(code_cells(path))
-
-
-def _expressions(path: Path) -> set[str]:
-    texts = set()
-    for source in code_cells(path):
-        for node in ast.walk(ast.parse(source)):
-            if isinstance(node, (ast.Compare, ast.Call)):
-                texts.add(vm._short(ast.unparse(node)))
-    return texts
-
-
-@pytest.mark.parametrize("index", range(len(kp.KNOWN)))
-def test_each_allowance_still_points_at_its_problem(index):
-    """A figure allowance names a figure its notebook still draws; a verdict allowance an
-    expression its notebook still computes (after the fix, remove the entry)."""
-    stem, check, key, *_ = kp.KNOWN[index]
-    paths = [p for p in NOTEBOOKS if p.stem == stem]
-    assert paths, f"{kp.KNOWN[index]}: no notebook {stem}"
-    assert check in ("figure audit", "verdict margin", "unchecked verdict"), kp.KNOWN[index]
-    if check == "figure audit":
-        assert key in _python_of(paths[0]), f"{kp.KNOWN[index]}: {key!r} is no longer drawn"
-    elif check == "verdict margin":
-        assert key in _expressions(paths[0]), f"{kp.KNOWN[index]}: {key!r} is gone"
-    else:
-        used = [line for line in unchecked_lines(paths[0]) if kp.allowance(stem, line) == index]
-        assert used, f"{kp.KNOWN[index]} matches no unchecked verdict: remove it"
