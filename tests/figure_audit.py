@@ -22,7 +22,18 @@ does for the live panels. One line per problem, each saying where and what to ch
 - **series a reader cannot tell apart**: in an axes whose series are told apart by colour
   (three colours or more), two series that look alike (colour, line style and marker), or
   no legend and no text naming them; and markers of a short series (at most
-  ``FEW_MARKERS``) drawn on top of each other, so that some are hidden.
+  ``FEW_MARKERS``) drawn on top of each other, so that some are hidden;
+- **text over an image**: a drawn text over an ``imshow``/``pcolormesh`` image of another
+  axes (a title running into the strip above) or of its own axes (unless the text has
+  ``gid="on-image"``: a value written into a cell on purpose);
+- **text over a neighbouring axes**: a text or an axes' legend reaching into the plotting
+  area of another visible axes (twins and insets overlap on purpose and are exempt);
+- **a legend on an axis**: an axes' legend (its texts and handles) touching a visible axis
+  line (spine) of its axes, or running over a tick or axis label;
+- **one colour per algorithm** (across the figures of one notebook, :class:`ColourBook`):
+  a legend label keeps its colour; a colour outside navy/orange/gray names one series (labels
+  starting with the same name are one series; parameter values such as "β = 2" are free);
+  navy, orange and gray keep the palette's meaning, so their labels may not say another's.
 
 What it cannot judge (the wording of a legend, false precision in a label, a trend nothing
 explains) stays with the reviewer.
@@ -31,14 +42,17 @@ Wiring. :func:`install` wraps ``IPython.core.pylabtools.print_figure``, through 
 backend renders every figure a notebook shows (``plt.show()``, a trailing ``fig``,
 ``display(fig)``); live panels render their own PNGs and are audited by
 ``tests/test_widgets_layout.py``. The root ``conftest.py`` starts each nbval kernel with an
-``IPYTHONDIR`` whose startup file (:func:`write_startup`) calls :func:`install`: each problem is
-printed to stderr as ``figure audit: <figure> — <problem>``, so strict nbval fails on the cell
-that drew the figure and shows why. Outputs committed by ``python -m tools execute``
+``IPYTHONDIR`` whose startup file (:func:`write_startup`) calls :func:`install` and
+``verdict_margins.install``: each problem is printed to stderr as
+``figure audit: <figure> — <problem>`` (the figure's file name first when its cell saves it),
+so strict nbval fails on the cell that drew the figure and shows why, unless
+``known_problems.KNOWN`` allows it for now. Outputs committed by ``python -m tools execute``
 never contain these lines.
 
 For developers: ``python tests/figure_audit.py notebooks/01_glauber_convergence.ipynb [...]``
-executes the notebooks (in memory: nothing is written) with the audit on and lists every
-problem per cell and figure; it exits with status 1 if there is any.
+executes the notebooks (in memory: nothing is written) with the audit and the verdict-margin
+check on and lists every problem per cell and figure, allowed ones included; it exits with
+status 1 if there is any.
 """
 
 from __future__ import annotations

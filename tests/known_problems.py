@@ -8,9 +8,11 @@ before the notebook fixes of issue 26; the lead removes each entry when its fix 
 and it cannot outlive its problem:
 
 - ``conftest.py`` fails a pytest session in which a notebook ran every cell and an entry of
-  that notebook matched nothing ("allowance no longer matches: remove it");
-- ``tests/test_verdict_margins.py`` checks that each entry names a notebook, and that the
-  expression of a verdict entry is still in that notebook's source.
+  that notebook for a kernel check (``IN_KERNEL``) matched nothing ("no longer match anything:
+  remove them");
+- ``tests/test_known_problems.py`` checks that each entry names a notebook, that the figure or
+  expression of a kernel entry is still in that notebook's source, and that the static scans
+  (``notebook_sources.py``) still find the problem of a static entry.
 
 Add no entry for new work: fix the figure or the verdict instead.
 """
@@ -66,6 +68,7 @@ KNOWN: list[tuple[str, ...]] = [
     ("06_spherical_machine", "figure audit", "what the chains see", "'exact gradient'"),
 ]
 
+IN_KERNEL = ("figure audit", "verdict margin")  #: checks that report from the nbval kernel
 NOTEBOOK_ENV = "BMLAB_AUDIT_NOTEBOOK"  #: the stem of the notebook a kernel runs
 USED_ENV = "BMLAB_AUDIT_USED"  #: file the kernel appends the indices of used entries to
 

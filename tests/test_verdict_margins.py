@@ -232,6 +232,14 @@ def test_every_verdict_of_a_notebook_goes_through_the_check(path):
     assert not found, "\n".join(found)
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_committed_outputs_were_made_without_the_check(path):
+    """``python -m tools execute`` runs no check: a committed output with a check's line was
+    made by hand with the checks on (re-execute)."""
+    text = path.read_text(encoding="utf-8")
+    assert vm.PREFIX not in text and fa.PREFIX not in text
+
+
 # -- in a kernel -------------------------------------------------------------------------------
 
 KERNEL_CELLS = [
