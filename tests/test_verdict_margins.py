@@ -118,6 +118,11 @@ def test_a_verdict_inside_a_function_says_so():
     assert reports[0].startswith("verdict margin: in small(), line 2: x < 1e-08 — ")
 
 
+def test_an_assert_is_a_verdict_too():
+    ns, reports = run("assert abs(d) < 1e-8\nreached = True", d=3e-9)
+    assert ns["reached"] and len(reports) == 1
+
+
 def test_a_verdict_in_a_loop_is_reported_once_per_cell():
     _, reports = run("for d in (1e-9, 2e-9, 3e-9):\n    ok = d < 1e-8")
     assert len(reports) == 1
@@ -175,6 +180,7 @@ EXPRESSIONS = [
     "[x < 1e-3 for x in v]",
     "sum(x > 1e-3 for x in w)",
     "'yes' if a < 1e-3 else 'no'",
+    "f'below 1e-3: {a < 1e-3}, close: {np.allclose(v, v + 1e-9)}'",
 ]
 
 
