@@ -199,6 +199,16 @@ def test_results_are_those_of_the_untransformed_code(expression):
     assert np.array_equal(np.asarray(ns["result"]), np.asarray(plain))
 
 
+def test_keywords_of_a_closeness_function_pass_through():
+    source = (
+        "def isclose(a, b, where=None, func=None, threshold=None):\n"
+        "    return where\n"
+        "r = isclose(1, 2, where=3, func=4, threshold=5)"
+    )
+    ns, reports = run(source)
+    assert ns["r"] == 3 and reports == []
+
+
 def test_each_operand_is_evaluated_once():
     calls = itertools.count()
     _, _ = run("ok = step() < 1e-8 and np.allclose(step(), 0.0)", step=lambda: next(calls) * 0.0)

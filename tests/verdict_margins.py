@@ -391,7 +391,7 @@ class Margins:
             "(tolerance sized to the computation, or print the value)",
         )
 
-    def close(self, where, threshold, func, *args, **kwargs):
+    def close(self, where, threshold, func, /, *args, **kwargs):
         """``func(*args, **kwargs)`` for allclose/isclose/assert_allclose, checked."""
         result = func(*args, **kwargs)
         try:
