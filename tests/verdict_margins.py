@@ -310,6 +310,18 @@ def _at(value, shape, index: int) -> float:
     return float(np.broadcast_to(np.asarray(value, dtype=float), shape).flat[index])
 
 
+def _changes(verdict: np.ndarray, others) -> tuple[np.ndarray, np.ndarray]:
+    """Where the verdict changes with the tolerance scaled down or up, and where it changes
+    with it scaled down (all False when a scaled verdict is no boolean of the same shape)."""
+    changes = []
+    for other in others:
+        other = _bools(other)
+        if other is None or other.shape != verdict.shape:
+            return np.zeros(verdict.shape, bool), np.zeros(verdict.shape, bool)
+        changes.append(other != verdict)
+    return changes[0] | changes[1], changes[0]
+
+
 def _count(changed: np.ndarray) -> str:
     return f"{int(changed.sum())} of {changed.size} elements change; "
 
@@ -361,14 +373,11 @@ class Margins:
         verdict = _bools(result)
         if verdict is None or not _positive(leaf):
             return
-        changes = []
-        for k in self._factors(threshold):
-            bound = scaled(k)
-            other = _bools(_APPLY[op](left, bound) if side == 1 else _APPLY[op](bound, right))
-            if other is None or other.shape != verdict.shape:
-                return
-            changes.append(other != verdict)
-        changed = changes[0] | changes[1]
+        others = (
+            _APPLY[op](left, scaled(k)) if side == 1 else _APPLY[op](scaled(k), right)
+            for k in self._factors(threshold)
+        )
+        changed, smaller = _changes(verdict, others)
         if not changed.any():
             return
         j = int(np.argmax(changed.ravel()))
@@ -382,7 +391,7 @@ class Margins:
                 "(relative): round-off can change the result",
             )
             return
-        how = "÷" if changes[0].ravel()[j] else "×"
+        how = "÷" if smaller.ravel()[j] else "×"
         count = _count(changed) + "the first is " if changed.size > 1 else ""
         self._say(
             where,
@@ -409,24 +418,21 @@ class Margins:
         verdict = np.asarray(True) if asserting else _bools(result)
         if verdict is None:
             return
-        changes = []
-        for k in self._factors(threshold):
+
+        def scaled(k):
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
             for name in names:
                 bound.arguments[name] = bound.arguments[name] * k
-            if asserting:
-                try:
-                    func(*bound.args, **bound.kwargs)
-                    other = np.asarray(True)
-                except AssertionError:
-                    other = np.asarray(False)
-            else:
-                other = _bools(func(*bound.args, **bound.kwargs))
-            if other is None or other.shape != verdict.shape:
-                return
-            changes.append(other != verdict)
-        changed = changes[0] | changes[1]
+            if not asserting:
+                return func(*bound.args, **bound.kwargs)
+            try:
+                func(*bound.args, **bound.kwargs)
+            except AssertionError:
+                return False
+            return True
+
+        changed, smaller = _changes(verdict, (scaled(k) for k in self._factors(threshold)))
         if not changed.any():
             return
         bound = signature.bind(*args, **kwargs)
@@ -441,7 +447,7 @@ class Margins:
             used = np.abs(a - b) / allowed
         used = np.where(np.broadcast_to(changed, np.shape(used)), used, np.nan)
         worst = float(np.nanmax(used)) if np.isfinite(used).any() else float("nan")
-        how = "÷" if changes[0].any() else "×"
+        how = "÷" if smaller.any() else "×"
         count = _count(changed) if changed.size > 1 else ""
         share = (
             f"|a - b| is {worst:.3g} times its tolerance"
