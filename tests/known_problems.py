@@ -1,0 +1,118 @@
+"""Temporary allowances: problems today's notebooks are known to have (issue 26).
+
+The figure audit (``figure_audit.py``) and the verdict-margin check (``verdict_margins.py``)
+report inside each nbval kernel through :class:`Reporter`. A reported line of notebook ``nb``
+that contains every string of an entry ``(nb, s1, s2, ...)`` of ``KNOWN`` is not printed
+(so strict nbval passes) but logged as used. The list exists so that the checks could land
+before the notebook fixes of issue 26; the lead removes each entry when its fix is merged,
+and it cannot outlive its problem:
+
+- ``conftest.py`` fails a pytest session in which a notebook ran every cell and an entry of
+  that notebook for a kernel check (``IN_KERNEL``) matched nothing ("no longer match anything:
+  remove them");
+- ``tests/test_known_problems.py`` checks that each entry names a notebook, that the figure or
+  expression of a kernel entry is still in that notebook's source, and that the static scans
+  (``notebook_sources.py``) still find the problem of a static entry.
+
+Add no entry for new work: fix the figure or the verdict instead.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+#: (notebook stem, check, key, more strings): a reported line of the notebook that contains
+#: the check's name ("figure audit", "verdict margin", "unchecked verdict", "chain samples"),
+#: the key (a figure's file stem or title, a verdict's expression, a section heading) and every
+#: further string is allowed. Found on 2026-12-03 by the first run of the checks (issue 26);
+#: the notebooks' fixes are under way. Remove entries, never add them.
+KNOWN: list[tuple[str, ...]] = [
+    # notebook 01: statistical verdicts not in standard errors, round-off verdicts and first
+    # passages without margin, legends on the y-axis line, samples in navy and gray
+    ("01_glauber_convergence", "verdict margin", "abs(running[-1] - exact_pair) < 0.05"),
+    ("01_glauber_convergence", "verdict margin", "tv(law_rs[-1], p) < 1e-12"),
+    ("01_glauber_convergence", "figure audit", "fig01_irreducible_aperiodic", "left axis line"),
+    ("01_glauber_convergence", "figure audit", "fig01_tv_convergence", "'20 000 chains"),
+    ("01_glauber_convergence", "verdict margin", "tv_exact[name][-1] < 0.001"),
+    ("01_glauber_convergence", "verdict margin", "np.abs(running - exact_pair) > 0.05"),
+    ("01_glauber_convergence", "verdict margin", "np.abs(ens_pair - exact_pair) < 0.02"),
+    ("01_glauber_convergence", "figure audit", "fig01_ferromagnet_trapping", "legend of axes"),
+    ("01_glauber_convergence", "verdict margin", "tv_pt.mean() < 0.06"),
+    ("01_glauber_convergence", "figure audit", "fig01_parallel_tempering", "plain Glauber"),
+    # notebook 02: a convergence verdict without margin, a first passage
+    ("02_z_ledger", "verdict margin", "abs(fit.params['J12'] - J12_star) < 1e-05"),
+    ("02_z_ledger", "verdict margin", "gap < tolerance"),
+    # notebook 03: a sampled series in gray, a verdict without margin, chain samples
+    ("03_ml_gradient", "figure audit", "exact vs sampled negative phase", "fresh chains, k=10"),
+    ("03_ml_gradient", "verdict margin", "np.abs(score - (-xs ** 3 + theta_c)).max() < 1e-06"),
+    ("03_ml_gradient", "chain samples", "'8 · Memorize versus learn"),
+    # notebook 04: a category threshold (first passage) read as a tolerance
+    ("04_hidden_units", "verdict margin", "best_kl[restricted] < 0.01"),
+    # notebook 05b: titles over the strip above, green for two algorithms, chain samples
+    ("05b_rbm_in_practice", "figure audit", "fig05_condensation", "runs into the image of"),
+    ("05b_rbm_in_practice", "figure audit", "fig05_temperature", "is 'CD-10' here but 'pcd-100'"),
+    ("05b_rbm_in_practice", "chain samples", "'1. Learning dynamics"),
+    ("05b_rbm_in_practice", "chain samples", "'3. Handwritten digits'"),
+    ("05b_rbm_in_practice", "chain samples", "'5. The temperature of a trained RBM'"),
+    # notebook 06: a sampled verdict not in standard errors, a finite-difference verdict
+    # without margin, exact in orange, sampled in navy, exact in gray
+    ("06_spherical_machine", "verdict margin", "bulk < 0.01"),
+    ("06_spherical_machine", "figure audit", "fig06_condensation", "'exact, N = 100'"),
+    ("06_spherical_machine", "figure audit", "fig06_condensation", "'sampled, N = 1000'"),
+    (
+        "06_spherical_machine",
+        "verdict margin",
+        "abs(slope - np.sum(grad * E)) < 1e-06 * abs(slope)",
+    ),
+    ("06_spherical_machine", "figure audit", "what the chains see", "'exact gradient'"),
+]
+
+IN_KERNEL = ("figure audit", "verdict margin")  #: checks that report from the nbval kernel
+NOTEBOOK_ENV = "BMLAB_AUDIT_NOTEBOOK"  #: the stem of the notebook a kernel runs
+USED_ENV = "BMLAB_AUDIT_USED"  #: file the kernel appends the indices of used entries to
+
+
+def allowance(notebook: str, line: str) -> int | None:
+    """Index in ``KNOWN`` of the first entry of ``notebook`` that matches ``line``."""
+    for index, (stem, *parts) in enumerate(KNOWN):
+        if stem == notebook and all(part in line for part in parts):
+            return index
+    return None
+
+
+class Reporter:
+    """Print a problem line to stderr unless a ``KNOWN`` entry allows it (then log its use).
+
+    Parameters
+    ----------
+    notebook : str or None
+        Stem of the notebook the kernel runs; None allows nothing (the figure audit's command
+        line lists every problem).
+    used_log : str or None
+        File that receives the index of each entry used, one per line.
+    """
+
+    def __init__(self, notebook: str | None = None, used_log: str | None = None):
+        self.notebook, self.used_log = notebook, used_log
+
+    @classmethod
+    def from_environ(cls) -> Reporter:
+        return cls(os.environ.get(NOTEBOOK_ENV), os.environ.get(USED_ENV))
+
+    def __call__(self, line: str) -> None:
+        index = None if self.notebook is None else allowance(self.notebook, line)
+        if index is None:
+            print(line, file=sys.stderr, flush=True)
+        elif self.used_log:
+            with open(self.used_log, "a", encoding="utf-8") as log:
+                log.write(f"{self.notebook}\t{index}\n")
+
+
+def used(log_path: str) -> set[int]:
+    """Indices of the entries a session's kernels used."""
+    try:
+        with open(log_path, encoding="utf-8") as log:
+            return {int(line.split("\t")[1]) for line in log if line.strip()}
+    except FileNotFoundError:
+        return set()
