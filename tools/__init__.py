@@ -3,6 +3,7 @@
 Run from the repository root as ``python -m tools <command>`` (the Makefile does):
 
 - ``execute``: re-run notebooks in place with clean, reproducible outputs (:mod:`tools.notebooks`);
+- ``sync``: rewrite jupytext pairs exactly as jupytext writes them (:mod:`tools.notebooks`);
 - ``present``: serve the Voila dashboards of ``make present``;
 - ``site``: build the offline static site of ``make site`` (:mod:`tools.site`);
 - ``env-yml``: print environment.yml from requirements.lock (:mod:`tools.lock`);

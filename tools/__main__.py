@@ -1,4 +1,4 @@
-"""``python -m tools execute|present|site|env-yml|answer-hash``, from the repository root."""
+"""``python -m tools execute|sync|present|site|env-yml|answer-hash``, from the repository root."""
 
 from __future__ import annotations
 
@@ -56,6 +56,10 @@ def main(argv=None) -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     ex = sub.add_parser("execute", help="re-execute notebooks in place")
     ex.add_argument("paths", nargs="+")
+    sy = sub.add_parser(
+        "sync", help="rewrite jupytext pairs as jupytext writes them (default: every pair)"
+    )
+    sy.add_argument("paths", nargs="*")
     pr = sub.add_parser("present", help="serve Voila dashboards on 127.0.0.1 (make present)")
     pr.add_argument("--port", type=int, default=8866)
     pr.add_argument("directory", nargs="?", default="dashboards")
@@ -71,6 +75,11 @@ def main(argv=None) -> None:
         from .notebooks import execute
 
         execute([str(Path(p).resolve()) for p in args.paths])
+    elif args.command == "sync":
+        from .notebooks import pairs, sync
+
+        for line in sync([Path(p) for p in args.paths] or pairs()) or ["every pair as written"]:
+            print(line)
     elif args.command == "present":
         present(args.port, args.directory)
     elif args.command == "site":
