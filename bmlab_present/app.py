@@ -12,10 +12,11 @@ What it adds to plain ``voila DIR``:
 - dashboard pages that ask no outside host for anything (``templates/index.html.j2``) and load
   only the widget manager among the JupyterLab extensions installed beside Voila (others, such
   as jupytext's, fail to load in Voila and log errors);
-- a closed page ends its kernel: Voila's page asks the server to shut its kernel down as it
-  closes, which the server accepts only with an XSRF cookie, so every dashboard page sets one;
-  a kernel whose page vanished without asking (a crashed browser) is culled after
-  ``--cull-idle-timeout`` seconds without a connection.
+- ``--hub-config`` prints the same settings for every user's Jupyter server of a course's
+  image (Voila's server extension: ``/user/NAME/voila/render/...``);
+- a closed page ends its kernel (``templates/index.html.j2`` says how); a kernel whose page
+  vanished without asking (a crashed browser) is culled after ``--cull-idle-timeout`` seconds
+  without a connection.
 """
 
 from __future__ import annotations
@@ -27,8 +28,13 @@ from pathlib import Path
 from .kernel_client import CLIENT
 
 TEMPLATES = Path(__file__).parent / "templates"
+#: Settings for every user's Jupyter server in a course's image
+#: (``/etc/jupyter/jupyter_server_config.json``): Voila's server extension renders
+#: dashboards with the sliced client and the widget managers only, and the kernels of closed
+#: pages are culled after 20 idle minutes.
+HUB_CONFIG = Path(__file__).parent / "jupyter_server_config.json"
 #: The only JupyterLab extensions a dashboard page loads: the widget managers.
-EXTENSIONS = ["@jupyter-widgets/jupyterlab-manager", "@voila-dashboards/widgets-manager8"]
+EXTENSIONS = json.loads(HUB_CONFIG.read_text())["VoilaConfiguration"]["extension_allowlist"]
 
 
 def title_of(notebook: Path) -> str:
@@ -72,14 +78,8 @@ def serve(directory: str, **options) -> None:
     """Serve the dashboards of ``directory`` (see :func:`voila_argv` for ``options``); bmlab is
     imported here, before the server starts, not on the first page."""
     from voila.app import Voila
-    from voila.tornado.handler import TornadoVoilaHandler
 
     import bmlab  # noqa: F401
-
-    class Render(TornadoVoilaHandler):
-        async def prepare(self):
-            await super().prepare()
-            self.xsrf_token  # noqa: B018 -- sets the cookie the closing page sends back
 
     class Present(Voila):
         def setup_template_dirs(self):
@@ -91,10 +91,6 @@ def serve(directory: str, **options) -> None:
             root = Path(self.root_dir)
             settings["voila_jinja2_env"].globals["title_of"] = lambda path: title_of(root / path)
             return settings
-
-        def init_handlers(self):
-            handlers = super().init_handlers()
-            return [(h[0], Render, *h[2:]) if h[1] is TornadoVoilaHandler else h for h in handlers]
 
     Present.launch_instance(voila_argv(directory, **options))
 
@@ -122,9 +118,17 @@ def main(argv: list[str] | None = None) -> None:
         help="seconds after which a kernel with no open page is ended (0: never)",
     )
     parser.add_argument(
+        "--hub-config",
+        action="store_true",
+        help="print the Jupyter server settings for a course's image and exit (README)",
+    )
+    parser.add_argument(
         "directory", nargs="?", default=None, help="folder of dashboards (default: installed)"
     )
     args = parser.parse_args(argv)
+    if args.hub_config:
+        print(HUB_CONFIG.read_text(), end="")
+        return
     base_url = "/" + args.base_url.strip("/") + "/" if args.base_url.strip("/") else "/"
     serve(
         args.directory or str(dashboard_dir()),
