@@ -1,8 +1,8 @@
 """The lecture's dashboards for projection, installable: ``bmlab-present``.
 
 Shipped in the same wheel as :mod:`bmlab` but kept apart from it: ``bmlab`` never imports
-this package, and this package imports Voila only when a server starts (``pip install "bmlab[lab]"``, or the
-course image's pins, bring Voila).
+this package, and this package imports Voila only when a server starts (``pip install
+"bmlab[lab]"``, or the course image's pins, bring Voila).
 
 - :func:`dashboard_dir` is the folder of dashboards installed with the package (one notebook per
   lecture notebook, built from the registry ``bmlab.widgets.PANELS``) and its page style;

@@ -13,7 +13,8 @@ What it adds to plain ``voila DIR``:
   only the widget manager among the JupyterLab extensions installed beside Voila (others, such
   as jupytext's, fail to load in Voila and log errors);
 - ``--hub-config`` prints the same settings for every user's Jupyter server of a course's
-  image (Voila's server extension: ``/user/NAME/voila/render/...``);
+  image (Voila's server extension: ``/user/NAME/voila/render/...``), and
+  ``--install-hub-config`` merges them into the environment's ``jupyter_server_config.json``;
 - a closed page ends its kernel (``templates/index.html.j2`` says how); a kernel whose page
   vanished without asking (a crashed browser) is culled after ``--cull-idle-timeout`` seconds
   without a connection.
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from .kernel_client import CLIENT
@@ -74,6 +76,19 @@ def voila_argv(
     return argv
 
 
+def install_hub_config(folder: Path) -> Path:
+    """Merge :data:`HUB_CONFIG` into ``folder/jupyter_server_config.json`` (made if missing;
+    the settings of other sections are kept), e.g. ``sys.prefix/etc/jupyter``, which every
+    Jupyter server of the environment reads."""
+    path = folder / "jupyter_server_config.json"
+    config = json.loads(path.read_text()) if path.exists() else {}
+    for section, values in json.loads(HUB_CONFIG.read_text()).items():
+        config.setdefault(section, {}).update(values)
+    folder.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(config, indent=2) + "\n")
+    return path
+
+
 def serve(directory: str, **options) -> None:
     """Serve the dashboards of ``directory`` (see :func:`voila_argv` for ``options``); bmlab is
     imported here, before the server starts, not on the first page."""
@@ -123,11 +138,19 @@ def main(argv: list[str] | None = None) -> None:
         help="print the Jupyter server settings for a course's image and exit (README)",
     )
     parser.add_argument(
+        "--install-hub-config",
+        action="store_true",
+        help="merge them into this environment's jupyter_server_config.json and exit",
+    )
+    parser.add_argument(
         "directory", nargs="?", default=None, help="folder of dashboards (default: installed)"
     )
     args = parser.parse_args(argv)
     if args.hub_config:
         print(HUB_CONFIG.read_text(), end="")
+        return
+    if args.install_hub_config:
+        print(f"wrote {install_hub_config(Path(sys.prefix) / 'etc' / 'jupyter')}")
         return
     base_url = "/" + args.base_url.strip("/") + "/" if args.base_url.strip("/") else "/"
     serve(
