@@ -268,7 +268,7 @@ def figure(results: list[dict], path: Path) -> None:
     cpu = statistics.median(results[0]["cpu"])
     cores = os.cpu_count() or 1
     ideal = [max(cpu, k * cpu / cores) for k in n]
-    ax1.plot(n, ideal, "--", color=bmlab.GRAY, label="CPU-s ÷ cores (bound)")
+    ax1.plot(n, ideal, "--", color=bmlab.GRAY, label="N × CPU-s ÷ cores (no faster)")
     ax1.plot(
         n, [statistics.median(r["wall"]) for r in results], "o-", color=bmlab.ORANGE, label="median"
     )

@@ -1,16 +1,19 @@
-"""The companion as a course's JupyterHub serves it: one user's server under ``/user/ana/``.
+"""The companion as a course's JupyterHub serves it: user ana's server under ``/user/ana/``.
 
-A JupyterHub starts one Jupyter server per student with ``--ServerApp.base_url=/user/NAME/``;
-this module starts such a server (JupyterLab, jupytext, Voila's server extension and
-jupyter-server-proxy, as in the course image of the README) on a course copy of the notebooks
-and dashboards whose every ``.ipynb`` is an hour newer than its ``.py``, with the settings of
-``bmlab-present --hub-config`` in its configuration. It checks that
+A real JupyterHub (``jupyterhub`` from the lock, ``configurable-http-proxy`` from npm, which
+``.ci/run`` installs) with the DummyAuthenticator and one local single-user server per user
+(``SimpleLocalProcessSpawner``) starts ana's server: JupyterLab, jupytext, Voila's server
+extension and jupyter-server-proxy, as in the course image of the README, with the settings of
+``bmlab-present --hub-config`` in its configuration, on a course copy of the notebooks and
+dashboards whose every ``.ipynb`` is an hour newer than its ``.py``. The browser logs in as
+ana. Without the proxy (outside CI) a plain Jupyter server with
+``--ServerApp.base_url=/user/ana/`` stands in for the hub. The tests check that
 
 - every notebook and worked solution opens through the contents API and in JupyterLab
   (jupytext refuses a pair whose newer ``.ipynb`` differs from its ``.py``);
 - a dashboard renders through Voila's server extension under the prefix with the "bmlab"
   page template: live panels, no console error, no failed or outside request, and its kernel
-  ends when the page closes;
+  ends when the page is left;
 - the launcher's "bmlab dashboards" tile (jupyter-server-proxy) starts ``bmlab-present`` on
   the installed dashboards behind the prefix: an index with every link under it, and a live
   dashboard with the same guarantees.
@@ -27,7 +30,9 @@ import os
 import shutil
 import sys
 import time
+import urllib.error
 import urllib.request
+import uuid
 from pathlib import Path
 
 import browser_support as bs
@@ -43,10 +48,12 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
 ]
 
-PREFIX = "/user/ana/"
+USER = "ana"
+PREFIX = f"/user/{USER}/"
 PANEL = ".widget-vbox:has(> .widget-output)"
 TIMEOUT = 120_000  # ms
 DASHBOARD = "02_z_ledger.ipynb"
+PROJECTOR = {"width": 1920, "height": 1080}
 
 
 def course_copy(home: Path) -> Path:
@@ -60,23 +67,122 @@ def course_copy(home: Path) -> Path:
     return home
 
 
-@pytest.fixture(scope="module")
-def hub_user(tmp_path_factory):
-    """One user's Jupyter server under /user/ana/, as a JupyterHub spawns it."""
-    bs.require_browser()
-    base = tmp_path_factory.mktemp("hub")
+def user_environment(base: Path) -> dict:
+    """Jupyter directories of the user's server: the hub settings in its configuration (what
+    the README's image spec does with ``--install-hub-config``), the "bmlab" Voila template
+    on its data path, quiet JupyterLab settings."""
     env = bs.isolated_env(base)
     env["PYTHONPATH"] = ""  # the installed packages only, as in a course image
     bs.write_lab_settings(Path(env["JUPYTERLAB_SETTINGS_DIR"]))
-    # what the README's image spec does (into /etc/jupyter/); a jupyter_server_config.d/
-    # file would set only which extensions are on
     shutil.copy(HUB_CONFIG, Path(env["JUPYTER_CONFIG_DIR"]) / "jupyter_server_config.json")
     templates = base / "share" / "voila" / "templates" / "bmlab"
     templates.mkdir(parents=True)
     for name in ("conf.json", "index.html.j2"):
         shutil.copy(bs.ROOT / "bmlab_present" / "templates" / name, templates / name)
     env["JUPYTER_PATH"] = str(base / "share")
-    home = course_copy(base / "home" / "ana")
+    return env
+
+
+class UserServer:
+    """Ana's server as the tests reach it: its address, REST calls with the right credentials,
+    and a browser context that is logged in."""
+
+    def __init__(self, url: str, token: str | None, context, kind: str):
+        self.url, self.token, self.context, self.kind = url, token, context, kind
+
+    def get_json(self, path: str):
+        headers = {"Authorization": f"token {self.token}"} if self.token else {}
+        request = urllib.request.Request(self.url + path, headers=headers)
+        with urllib.request.urlopen(request, timeout=30) as resp:
+            return json.load(resp)
+
+    def new_page(self):
+        return self.context.new_page()
+
+
+HUB_CONFIG_PY = """
+c = get_config()  # noqa
+c.JupyterHub.bind_url = "http://127.0.0.1:{port}"
+c.JupyterHub.hub_bind_url = "http://127.0.0.1:{hub_port}"
+c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{api_port}"
+c.ConfigurableHTTPProxy.pid_file = "{base}/proxy.pid"
+c.JupyterHub.db_url = "sqlite:///{base}/jupyterhub.sqlite"
+c.JupyterHub.cookie_secret_file = "{base}/jupyterhub_cookie_secret"
+c.JupyterHub.authenticator_class = "dummy"
+c.Authenticator.allowed_users = {{"{user}"}}
+c.JupyterHub.spawner_class = "simple"
+c.SimpleLocalProcessSpawner.home_dir_template = "{base}/home/{{username}}"
+c.Spawner.cmd = ["{python}", "-m", "jupyterhub.singleuser"]
+c.Spawner.args = ["--allow-root", "--LabApp.news_url=None"]
+c.Spawner.environment = {environment!r}
+c.Spawner.start_timeout = 120
+c.Spawner.http_timeout = 120
+c.JupyterHub.services = [{{"name": "bmlab-test", "api_token": "{token}"}}]
+c.JupyterHub.load_roles = [{{
+    "name": "bmlab-test",
+    "scopes": ["admin:users", "admin:servers", "access:servers", "read:users"],
+    "services": ["bmlab-test"],
+}}]
+"""
+
+
+def start_jupyterhub(base: Path, env: dict) -> tuple[bs.Server, str]:
+    """A JupyterHub on 127.0.0.1 whose user ana's server is started and ready."""
+    port, token = bs.free_port(), uuid.uuid4().hex
+    keep = ("JUPYTER_", "JUPYTERLAB_", "IPYTHONDIR", "BMLAB_")
+    environment = {k: v for k, v in env.items() if k.startswith(keep)} | {"PYTHONPATH": ""}
+    (base / "jupyterhub_config.py").write_text(
+        HUB_CONFIG_PY.format(
+            port=port,
+            hub_port=bs.free_port(),
+            api_port=bs.free_port(),
+            base=base,
+            user=USER,
+            python=sys.executable,
+            environment=environment,
+            token=token,
+        )
+    )
+    hub = bs.Server(
+        [sys.executable, "-m", "jupyterhub", "-f", str(base / "jupyterhub_config.py")],
+        env=env,
+        cwd=base,
+        port=port,
+        name="jupyterhub",
+    )
+    hub.wait_ready("/hub/health")
+    user = UserServer(hub.url, token, None, "JupyterHub")
+
+    def call(method, path):
+        headers = {"Authorization": f"token {token}"}
+        request = urllib.request.Request(hub.url + path, headers=headers, method=method)
+        urllib.request.urlopen(request, timeout=60).close()
+
+    call("POST", f"/hub/api/users/{USER}/server")
+    deadline = time.monotonic() + 120
+    while not user.get_json(f"/hub/api/users/{USER}")["servers"].get("", {}).get("ready"):
+        assert time.monotonic() < deadline, f"{USER}'s server did not start:\n{hub.log_tail()}"
+        time.sleep(0.5)
+    return hub, token
+
+
+def log_in(context, url: str) -> None:
+    """Log in through the hub's form as a student does (the DummyAuthenticator takes any
+    password) and land in JupyterLab."""
+    page = context.new_page()
+    try:
+        page.goto(f"{url}/hub/login?next={PREFIX}lab", timeout=TIMEOUT)
+        page.fill("input[name=username]", USER)
+        page.fill("input[name=password]", "any")
+        page.click("[type=submit]")
+        page.wait_for_url(f"**{PREFIX}lab**", timeout=TIMEOUT)
+    finally:
+        page.close()
+
+
+def start_plain_server(base: Path, env: dict, home: Path) -> bs.Server:
+    """A Jupyter server under /user/ana/ without a hub (when configurable-http-proxy is
+    missing): what a hub would start, minus the hub's login."""
     port = bs.free_port()
     server = bs.Server(
         [
@@ -100,10 +206,30 @@ def hub_user(tmp_path_factory):
         port=port,
         name="hub-user",
     )
+    server.wait_ready(f"{PREFIX}api/status")
+    return server
+
+
+@pytest.fixture(scope="module")
+def hub_user(tmp_path_factory, chromium):
+    """Ana's server under /user/ana/, started by a real JupyterHub where one can run."""
+    base = tmp_path_factory.mktemp("hub")
+    env = user_environment(base)
+    home = course_copy(base / "home" / USER)
+    if shutil.which("configurable-http-proxy"):
+        server, token = start_jupyterhub(base, env)
+        kind = "JupyterHub"
+    elif bs.in_ci():
+        pytest.fail("configurable-http-proxy is missing (npm install -g configurable-http-proxy)")
+    else:
+        server, token, kind = start_plain_server(base, env, home), None, "plain server"
+    context = chromium.new_context(viewport=PROJECTOR)
     try:
-        server.wait_ready(f"{PREFIX}api/status")
-        yield server
+        if kind == "JupyterHub":
+            log_in(context, server.url)
+        yield UserServer(server.url, token, context, kind)
     finally:
+        context.close()
         server.stop()
 
 
@@ -129,8 +255,8 @@ def test_every_notebook_opens_under_the_prefix_with_its_ipynb_newer(hub_user):
         assert any(outputs), f"{rel} opened without its outputs"
 
 
-def test_jupyterlab_opens_a_course_copy_under_the_prefix(hub_user, chromium):
-    page = chromium.new_page(viewport=bs.VIEWPORT)
+def test_jupyterlab_opens_a_course_copy_under_the_prefix(hub_user):
+    page = hub_user.new_page()
     try:
         page.goto(
             f"{hub_user.url}{PREFIX}lab/tree/notebooks/01_glauber_convergence.ipynb?reset",
@@ -138,7 +264,7 @@ def test_jupyterlab_opens_a_course_copy_under_the_prefix(hub_user, chromium):
         )
         page.locator(".jp-Notebook .jp-Cell").nth(5).wait_for(timeout=TIMEOUT)
         dialogs = page.locator(".jp-Dialog").all_inner_texts()
-        assert not dialogs, f"JupyterLab shows a dialog: {dialogs}"
+        assert not dialogs, f"JupyterLab ({hub_user.kind}) shows a dialog: {dialogs}"
     finally:
         page.close()
 
@@ -168,14 +294,12 @@ def move_first_slider(page) -> None:
                 raise
 
 
-def kernel_gone(url: str, timeout: float = 15.0) -> bool:
-    """Whether ``GET url`` (a kernel's REST address) answers 404 within ``timeout`` seconds."""
-    import urllib.error
-
+def kernel_gone(user: UserServer, path: str, timeout: float = 15.0) -> bool:
+    """Whether ``GET path`` (a kernel's REST address) answers 404 within ``timeout`` seconds."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         try:
-            urllib.request.urlopen(url, timeout=5).close()
+            user.get_json(path)
         except urllib.error.HTTPError as err:
             if err.code == 404:
                 return True
@@ -184,35 +308,33 @@ def kernel_gone(url: str, timeout: float = 15.0) -> bool:
     return False
 
 
-def check_dashboard(page, url: str, api: str) -> None:
-    """Open a dashboard page: live panels, no problem logged, and its kernel (found at
-    ``api`` + ``api/kernels/<id>``) ends when the page closes."""
+def check_dashboard(user: UserServer, path: str, api: str) -> None:
+    """Open a dashboard page (``path`` under the server): live panels, no problem logged, and
+    its kernel (``api`` + ``api/kernels/<id>``) ends when the page is left."""
+    page = user.new_page()
     problems = bs.PageProblems(page)
-    page.goto(url, timeout=TIMEOUT)
+    page.goto(user.url + path, timeout=TIMEOUT)
     page.locator(f"{PANEL} .widget-output img").first.wait_for(timeout=TIMEOUT)
     move_first_slider(page)
-    assert not problems.list(), f"{url}: {problems.list()}"
+    assert not problems.list(), f"{path} ({user.kind}): {problems.list()}"
     kernel = page.evaluate(
         "() => JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId"
     )
-    with urllib.request.urlopen(f"{api}api/kernels/{kernel}", timeout=10) as resp:
-        assert json.load(resp)["id"] == kernel
+    assert user.get_json(f"{api}api/kernels/{kernel}")["id"] == kernel
     page.goto("about:blank")  # leaving the page, as closing its tab does, fires beforeunload
-    assert kernel_gone(f"{api}api/kernels/{kernel}"), f"{url}: kernel outlived its page"
+    assert kernel_gone(user, f"{api}api/kernels/{kernel}"), f"{path}: kernel outlived its page"
     page.close()
 
 
-def test_a_dashboard_through_voilas_server_extension(hub_user, chromium):
-    page = chromium.new_page(viewport={"width": 1920, "height": 1080})
-    url = f"{hub_user.url}{PREFIX}voila/render/dashboards/{DASHBOARD}"
-    check_dashboard(page, url, f"{hub_user.url}{PREFIX}")
+def test_a_dashboard_through_voilas_server_extension(hub_user):
+    check_dashboard(hub_user, f"{PREFIX}voila/render/dashboards/{DASHBOARD}", PREFIX)
 
 
-def test_the_launcher_tile_serves_the_installed_dashboards_under_the_prefix(hub_user, chromium):
+def test_the_launcher_tile_serves_the_installed_dashboards_under_the_prefix(hub_user):
     info = hub_user.get_json(f"{PREFIX}server-proxy/servers-info")
     titles = {s["name"]: s["launcher_entry"]["title"] for s in info["server_processes"]}
     assert titles.get(TILE) == "bmlab dashboards", titles
-    page = chromium.new_page(viewport={"width": 1920, "height": 1080})
+    page = hub_user.new_page()
     problems = bs.PageProblems(page)
     try:
         page.goto(f"{hub_user.url}{PREFIX}{TILE}/", timeout=TIMEOUT)  # starts bmlab-present
@@ -222,6 +344,18 @@ def test_the_launcher_tile_serves_the_installed_dashboards_under_the_prefix(hub_
         assert not problems.list(), problems.list()
     finally:
         page.close()
-    page = chromium.new_page(viewport={"width": 1920, "height": 1080})
-    url = f"{hub_user.url}{PREFIX}{TILE}/voila/render/{DASHBOARD}"
-    check_dashboard(page, url, f"{hub_user.url}{PREFIX}{TILE}/")
+    check_dashboard(hub_user, f"{PREFIX}{TILE}/voila/render/{DASHBOARD}", f"{PREFIX}{TILE}/")
+
+
+def test_install_hub_config_merges_into_an_existing_file(tmp_path):
+    from bmlab_present.app import install_hub_config
+
+    existing = {"ServerApp": {"root_dir": "/home/jovyan"}, "MappingKernelManager": {"x": 1}}
+    (tmp_path / "jupyter_server_config.json").write_text(json.dumps(existing))
+    path = install_hub_config(tmp_path)
+    merged = json.loads(path.read_text())
+    hub = json.loads(HUB_CONFIG.read_text())
+    assert merged["ServerApp"] == existing["ServerApp"]
+    assert merged["MappingKernelManager"] == {"x": 1, **hub["MappingKernelManager"]}
+    assert merged["KernelManager"] == hub["KernelManager"]
+    assert install_hub_config(tmp_path).read_text() == path.read_text()  # idempotent
