@@ -175,6 +175,7 @@ async def one_class(base: str, cells: list[str], n: int) -> dict:
     stop.set()
     await slider
     stats = [proc_stats(k.pid) for k in kernels]
+    _, panel_mib = proc_stats(panel.pid)
     for kernel in [*kernels, panel]:
         kernel.ws.close()
         kernel.shutdown()
@@ -184,6 +185,7 @@ async def one_class(base: str, cells: list[str], n: int) -> dict:
         "cpu": [round(c, 2) for c, _ in stats],
         "peak_mib": [round(m, 1) for _, m in stats],
         "slider": sorted(latencies),
+        "panel_mib": round(panel_mib, 1),
     }
 
 
@@ -224,14 +226,16 @@ def sizing(results: list[dict], server_mib: float) -> list[str]:
     """The sizing table, from the largest class measured."""
     last = results[-1]
     kernel = max(last["peak_mib"])
+    panel = last["panel_mib"]
     student = kernel + server_mib
     cpu = statistics.median(last["cpu"])
     return [
         "| per student | value |",
         "| --- | --- |",
         f"| peak memory of a kernel after Run All | {kernel:.0f} MiB |",
-        f"| a Jupyter server of its own (hub) | {server_mib:.0f} MiB |",
-        f"| memory per student | {student:.0f} MiB: {1024 / student:.1f} students per GiB |",
+        f"| a Jupyter server of its own (hub), at start | {server_mib:.0f} MiB |",
+        f"| server and one notebook | {student:.0f} MiB: {1024 / student:.1f} students per GiB |",
+        f"| a dashboard's kernel (one live panel) | {panel:.0f} MiB more |",
         f"| CPU per Run All | {cpu:.1f} CPU-s: {60 / cpu:.1f} Run Alls per core and minute |",
     ]
 
@@ -326,10 +330,12 @@ def main(argv=None) -> None:
                     f"{n} students: Run All {statistics.median(results[-1]['wall']):.1f} s median",
                     flush=True,
                 )
+            _, server_end = proc_stats(server.pid)
         finally:
             server.terminate()
             server.wait(timeout=30)
     text = report(results, server_mib, load)
+    text += f"\n\nthe server's peak after all classes: {server_end:.0f} MiB"
     print(
         f"{notebook.name}, BLAS threads per kernel: {args.threads or 'unset'}, "
         f"{os.cpu_count()} cores"
