@@ -10,5 +10,6 @@ Run from the repository root as ``python -m tools <command>`` (the Makefile does
 - ``answer-hash``: print the stored hash of an exercise's answer (``bmlab/exercises.json``).
 
 Voila and nbconvert wait for kernel messages through
-:class:`tools.kernel_client.SlicedKernelClient`.
+:class:`bmlab_present.kernel_client.SlicedKernelClient` (``present`` is ``bmlab-present`` on
+the checkout's ``dashboards/``).
 """
