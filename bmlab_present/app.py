@@ -30,10 +30,10 @@ from pathlib import Path
 from .kernel_client import CLIENT
 
 TEMPLATES = Path(__file__).parent / "templates"
-#: Settings for every user's Jupyter server in a course's image
-#: (``/etc/jupyter/jupyter_server_config.json``): Voila's server extension renders
-#: dashboards with the sliced client and the widget managers only, and the kernels of closed
-#: pages are culled after 20 idle minutes.
+#: Settings for every user's Jupyter server in a course's image (``--install-hub-config``
+#: merges them into the environment's ``etc/jupyter/jupyter_server_config.json``): Voila's
+#: server extension renders dashboards with the sliced client, the "bmlab" page template and
+#: the widget managers only, and kernels without an open page are culled after 20 idle minutes.
 HUB_CONFIG = Path(__file__).parent / "jupyter_server_config.json"
 #: The only JupyterLab extensions a dashboard page loads: the widget managers.
 EXTENSIONS = json.loads(HUB_CONFIG.read_text())["VoilaConfiguration"]["extension_allowlist"]
