@@ -83,6 +83,7 @@ benchmarks: $(STAMP)
 	$(PY) benchmarks/bench_widgets.py
 	$(PY) benchmarks/bench_browser_latency.py
 	$(PY) benchmarks/bench_notebooks.py
+	$(PY) benchmarks/bench_class.py
 
 # Not part of `make test` (about 5 minutes on 2 idle cores): see CONTRIBUTING, "Mutation check".
 mutation: $(STAMP)
