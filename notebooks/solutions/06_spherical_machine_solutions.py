@@ -61,6 +61,7 @@ answer = bmlab.spherical_moments(lam, 1.0)[1][-1] / N
 print(f"exact share at N = {N}: {answer:.3f}; large-N limit: {1 - 1 / 4:.3f}")
 assert bmlab.check("06.2", answer)
 
+
 # %% [markdown]
 # ## Exercise 3
 #
