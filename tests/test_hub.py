@@ -150,19 +150,20 @@ def start_jupyterhub(base: Path, env: dict) -> tuple[bs.Server, str]:
         port=port,
         name="jupyterhub",
     )
-    hub.wait_ready("/hub/health")
     user = UserServer(hub.url, token, None, "JupyterHub")
-
-    def call(method, path):
+    try:
+        hub.wait_ready("/hub/health")
         headers = {"Authorization": f"token {token}"}
-        request = urllib.request.Request(hub.url + path, headers=headers, method=method)
+        spawn = f"{hub.url}/hub/api/users/{USER}/server"
+        request = urllib.request.Request(spawn, headers=headers, method="POST")
         urllib.request.urlopen(request, timeout=60).close()
-
-    call("POST", f"/hub/api/users/{USER}/server")
-    deadline = time.monotonic() + 120
-    while not user.get_json(f"/hub/api/users/{USER}")["servers"].get("", {}).get("ready"):
-        assert time.monotonic() < deadline, f"{USER}'s server did not start:\n{hub.log_tail()}"
-        time.sleep(0.5)
+        deadline = time.monotonic() + 120
+        while not user.get_json(f"/hub/api/users/{USER}")["servers"].get("", {}).get("ready"):
+            assert time.monotonic() < deadline, f"{USER}'s server did not start:\n{hub.log_tail()}"
+            time.sleep(0.5)
+    except BaseException:
+        hub.stop()  # the hub stops the proxy and the user's server with it
+        raise
     return hub, token
 
 
