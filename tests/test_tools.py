@@ -25,7 +25,7 @@ def _tools(*args: str) -> str:
 
 def test_the_commands_run_from_the_repository_root():
     out = _tools("--help")
-    for command in ("execute", "present", "site", "env-yml", "answer-hash"):
+    for command in ("execute", "sync", "present", "site", "env-yml", "answer-hash"):
         assert command in out
     assert _tools("answer-hash", "99.1", "0.4567", "3").strip() == answer_hash("99.1", 0.4567, 3)
     assert _tools("env-yml") == (ROOT / "environment.yml").read_text()
