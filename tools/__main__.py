@@ -1,4 +1,5 @@
-"""``python -m tools execute|present|site|env-yml|answer-hash``, from the repository root."""
+"""``python -m tools execute|present|site|env-yml|heading-ids|answer-hash``, from the repository
+root."""
 
 from __future__ import annotations
 
@@ -62,6 +63,8 @@ def main(argv=None) -> None:
     site = sub.add_parser("site", help="build the offline static site (make site)")
     site.add_argument("out", nargs="?", default="site")
     sub.add_parser("env-yml", help="print environment.yml generated from requirements.lock")
+    hi = sub.add_parser("heading-ids", help="give Markdown headings their anchors as cell ids")
+    hi.add_argument("paths", nargs="+")
     ah = sub.add_parser("answer-hash", help="print an exercise answer's hash for exercises.json")
     ah.add_argument("exercise_id")
     ah.add_argument("answer", type=float)
@@ -71,6 +74,11 @@ def main(argv=None) -> None:
         from .notebooks import execute
 
         execute([str(Path(p).resolve()) for p in args.paths])
+    elif args.command == "heading-ids":
+        from .notebooks import heading_ids, write
+
+        for path in map(Path, args.paths):
+            write(path, heading_ids(json.loads(path.read_text())))
     elif args.command == "present":
         present(args.port, args.directory)
     elif args.command == "site":

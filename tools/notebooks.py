@@ -7,12 +7,18 @@ are written into ``figures/`` (the one command meant to write them). nbconvert r
 ``python -m nbconvert`` from the repository root, so that it can import the kernel client
 :class:`tools.kernel_client.SlicedKernelClient`; the kernel itself starts in the notebook's
 folder and sees neither.
+
+Headings get stable cell ids (:func:`heading_ids`): a link into another notebook is written
+``other.ipynb#cell-id=Exercise-1``, because JupyterLab 4 scrolls a notebook it opens from a link
+to a cell id, but looks for a heading anchor (``#Exercise-1``) before the notebook's Markdown is
+rendered, finds none and stays at the top. nbconvert's pages carry the same ids.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -57,7 +63,27 @@ def execute(paths: list[str]) -> None:
             if "solution" in cell["metadata"].get("tags", ()):
                 cell["outputs"] = []  # a solution's output waits for the student
             cell["outputs"] = coalesce_streams(cell["outputs"])
-        Path(path).write_text(json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n")
+        write(Path(path), heading_ids(nb))
+
+
+def write(path: Path, nb: dict) -> None:
+    """Write a notebook as nbconvert does (sorted keys, one-space indent, UTF-8)."""
+    path.write_text(json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n")
+
+
+def heading_ids(nb: dict) -> dict:
+    """``nb`` with each Markdown cell that starts with a heading given the heading's anchor as
+    its cell id (``## Exercise 1`` -> ``Exercise-1``), where the anchor is a valid cell id
+    (letters, digits, ``-``, ``_``) that no other cell has."""
+    taken = {cell.get("id") for cell in nb["cells"]}
+    for cell in nb["cells"]:
+        first = "".join(cell["source"]).lstrip().split("\n", 1)[0]
+        heading = re.fullmatch(r"#+\s+(.+?)\s*", first) if cell["cell_type"] == "markdown" else None
+        anchor = heading and heading[1].replace(" ", "-")
+        if anchor and re.fullmatch(r"[\w-]{1,64}", anchor, re.ASCII) and anchor not in taken:
+            taken.add(anchor)
+            cell["id"] = anchor
+    return nb
 
 
 def coalesce_streams(outputs: list[dict]) -> list[dict]:
