@@ -118,9 +118,8 @@ def describe(fig) -> str:
         title = " ".join(filter(None, (ax.get_title(loc) for loc in ("left", "center", "right"))))
         labels = " against ".join(filter(None, (ax.get_ylabel(), ax.get_xlabel())))
         parts.append(f"{title} ({labels})" if title and labels else title or labels)
-    return "Figure: " + re.sub(
-        r"\\([A-Za-z]+) ?|\\(.)|[$^_{}]", _plain, "; ".join(filter(None, parts))
-    )
+    text = re.sub(r"\\([A-Za-z]+)|\\(.)|[$^_{}]", _plain, "; ".join(filter(None, parts)))
+    return "Figure: " + " ".join(text.split())
 
 
 def _plain(tex) -> str:

@@ -194,7 +194,7 @@ def test_describe_reads_titles_and_axis_labels_as_plain_text():
     left.set(title=r"$\beta$-sweep of $\langle s_1 s_2\rangle$", xlabel=r"$\beta$", ylabel="KL")
     right.set_title(r"$p_{\mathrm{data}}\,\|\,p$")
     fig.add_axes([0, 0, 0.1, 0.1]).set_axis_off()  # no title, no labels: not mentioned
-    assert describe(fig) == "Figure: Two views; β-sweep of ⟨s1 s2⟩ (KL against β); pdata ‖ p"
+    assert describe(fig) == "Figure: Two views; β-sweep of ⟨ s1 s2⟩ (KL against β); pdata ‖ p"
     fig.alt_text = "The exact law against one chain."
     assert describe(fig) == fig.alt_text  # a notebook's own description wins
     plt.close(fig)
