@@ -9,9 +9,10 @@ are written into ``figures/`` (the one command meant to write them). nbconvert r
 folder and sees neither.
 
 Headings get stable cell ids (:func:`heading_ids`): a link into another notebook is written
-``other.ipynb#cell-id=Exercise-1``, because JupyterLab 4 scrolls a notebook it opens from a link
-to a cell id, but looks for a heading anchor (``#Exercise-1``) before the notebook's Markdown is
-rendered, finds none and stays at the top. nbconvert's pages carry the same ids.
+``other.ipynb#cell-id=Exercise-1``, because JupyterLab 4 (in its default windowing mode) scrolls
+a notebook it opens from a link to a cell id, but looks for a heading anchor (``#Exercise-1``)
+before the notebook's Markdown is rendered, finds none and stays at the top. nbconvert's pages
+carry the same ids.
 """
 
 from __future__ import annotations
