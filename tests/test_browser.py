@@ -407,6 +407,7 @@ def test_a_worked_solution_link_opens_the_solutions_at_the_exercise(lab_server, 
                 page.wait_for_function(AT_EXERCISE, arg=k, timeout=REDRAW_TIMEOUT)
             except Exception:
                 seen = page.evaluate(VISIBLE_CELLS)
+                page.screenshot(path=str(bs.ARTIFACTS / f"browser-worked-solution-{k}-FAILED.png"))
                 raise AssertionError(f"link {k} opened the solutions at cells {seen}") from None
             tabs = _tabs(page)  # the notebook's and its solutions'
             assert len(tabs) == 2, tabs
