@@ -8,7 +8,7 @@
 #       format_version: '1.3'
 #       jupytext_version: 1.19.6
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (bmlab)
 #     language: python
 #     name: python3
 # ---
@@ -1012,7 +1012,7 @@ basins
 # they hold as the temperature drops? Then compute $p(+{+}{+})$ at $\beta=2$ (Section 6 says
 # two ways to do it) and compare with the live panel. *Your answer:* $p(+{+}{+})$ at
 # $\beta=2$, to 3 decimals.
-# [worked solution](solutions/01_glauber_convergence_solutions.ipynb#Exercise-1)
+# [worked solution](solutions/01_solutions.ipynb#cell-id=Exercise-1)
 
 # %%
 my_answer = None  # p(+++) for J13 = +0.5 at beta = 2, to 3 decimals
@@ -1024,7 +1024,7 @@ bmlab.check("01.1", my_answer)
 # $\beta$: which states keep weight as $\beta\to\infty$, and what is $s_1s_2$ on them? Then
 # find the smallest $\beta$ at which $\langle s_1 s_2\rangle$ is within 0.001 of that limit.
 # *Your answer:* that $\beta$, to 2 decimals.
-# [worked solution](solutions/01_glauber_convergence_solutions.ipynb#Exercise-2)
+# [worked solution](solutions/01_solutions.ipynb#cell-id=Exercise-2)
 
 # %%
 my_answer = None  # smallest beta with <s1 s2> within 0.001 of its cold limit, to 2 decimals
@@ -1035,7 +1035,7 @@ bmlab.check("01.2", my_answer)
 # Section 5 to guarantee a total-variation distance of at most 0.01 from any start. How many
 # sweeps does it promise, and how many are actually needed? Which ingredient of the bound
 # makes it loose here? *Your answer:* the promised number of sweeps, to 1 decimal.
-# [worked solution](solutions/01_glauber_convergence_solutions.ipynb#Exercise-3)
+# [worked solution](solutions/01_solutions.ipynb#cell-id=Exercise-3)
 
 # %%
 my_answer = None  # sweeps guaranteed by the spectral bound at beta = 2, eps = 0.01, to 1 decimal

@@ -8,7 +8,7 @@
 #       format_version: '1.3'
 #       jupytext_version: 1.19.6
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (bmlab)
 #     language: python
 #     name: python3
 # ---
@@ -669,7 +669,7 @@ wall_panel()
 # **1 · Unfrustrate the loop.** Set $J_{13} = +0.5$ (others unchanged) and build the ledger of
 # Section 1 again. What are $Z$, $\langle s_1 s_2\rangle_\text{model}$ and the degeneracy of the
 # lowest energy? Why exactly that degeneracy? *Your answer:* $Z$, to 2 decimals.
-# [worked solution](solutions/02_z_ledger_solutions.ipynb#Exercise-1)
+# [worked solution](solutions/02_solutions.ipynb#cell-id=Exercise-1)
 
 # %%
 my_answer = None  # Z of the machine with J13 = +0.5, to 2 decimals
@@ -682,7 +682,7 @@ bmlab.check("02.1", my_answer)
 # and 2 are correlated through spin 3 even without a direct bond. Which direct coupling
 # $J_{12}$ makes them exactly uncorrelated, $\langle s_1 s_2\rangle_\text{model} = 0$?
 # *Your answer:* $J_{12}$, to 3 decimals.
-# [worked solution](solutions/02_z_ledger_solutions.ipynb#Exercise-2)
+# [worked solution](solutions/02_solutions.ipynb#cell-id=Exercise-2)
 
 # %%
 my_answer = None  # J12 with <s1 s2>_model = 0 (J23 = 0.5, J13 = -0.5), to 3 decimals
@@ -691,7 +691,7 @@ bmlab.check("02.2", my_answer)
 # %% [markdown]
 # **3 · Buying spins.** Exact enumeration costs $\propto 2^N$. How many extra spins could you
 # enumerate in the same time on a computer 10,000 times faster? *Your answer:* to 2
-# decimals. [worked solution](solutions/02_z_ledger_solutions.ipynb#Exercise-3)
+# decimals. [worked solution](solutions/02_solutions.ipynb#cell-id=Exercise-3)
 
 # %%
 my_answer = None  # extra spins for 10,000x the speed, to 2 decimals

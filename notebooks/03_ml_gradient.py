@@ -8,7 +8,7 @@
 #       format_version: '1.3'
 #       jupytext_version: 1.19.6
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (bmlab)
 #     language: python
 #     name: python3
 # ---
@@ -1175,7 +1175,7 @@ panel
 # Each exercise ends in a check cell: replace `None` by your answer (a number, to the
 # precision asked) and run the cell. `bmlab.check` replies `correct`, or `not yet` with a
 # hint; it never shows the answer. The worked solutions are in a notebook of their own,
-# [solutions/03_ml_gradient_solutions.ipynb](solutions/03_ml_gradient_solutions.ipynb):
+# [solutions/03_solutions.ipynb](solutions/03_solutions.ipynb):
 # open it after you have tried.
 #
 # **1 · Step size.** Two spins and ten data rows,
@@ -1185,7 +1185,7 @@ panel
 # with plain gradient ascent at learning rates just below and just above
 # $2/|\lambda_\text{min}|$. What happens, and why? Why is the fitted model here exactly the
 # data's empirical distribution? *Your answer:* $2/|\lambda_\text{min}|$, to 3 decimals.
-# [worked solution](solutions/03_ml_gradient_solutions.ipynb#Exercise-1)
+# [worked solution](solutions/03_solutions.ipynb#cell-id=Exercise-1)
 
 # %%
 my_answer = None  # 2 / |lambda_min| at the optimum for S2, to 3 decimals
@@ -1199,7 +1199,7 @@ bmlab.check("03.1", my_answer)
 # machine (`visible_newton_fit`, then `bmlab.exact_moments`) and compare its moments, the
 # three-spin moment $\langle s_1 s_2 s_3\rangle$ included, with the data's: which agree, and
 # why? *Your answer:* $\langle s_1 s_3\rangle_\text{model}$, to 3 decimals.
-# [worked solution](solutions/03_ml_gradient_solutions.ipynb#Exercise-2)
+# [worked solution](solutions/03_solutions.ipynb#cell-id=Exercise-2)
 
 # %%
 my_answer = None  # <s1 s3>_model at the optimum for S3, to 3 decimals
@@ -1212,7 +1212,7 @@ bmlab.check("03.2", my_answer)
 # $w = 0.05$ (`visible_newton_fit(S_wd, weight_decay=0.05)`). *Your answer:*
 # $\langle s_1 s_2\rangle_\text{data} - \langle s_1 s_2\rangle_\text{model}$ at that optimum,
 # to 3 decimals.
-# [worked solution](solutions/03_ml_gradient_solutions.ipynb#Exercise-3)
+# [worked solution](solutions/03_solutions.ipynb#cell-id=Exercise-3)
 
 # %%
 my_answer = None  # <s1 s2>_data - <s1 s2>_model at w = 0.05, to 3 decimals
@@ -1222,7 +1222,7 @@ bmlab.check("03.3", my_answer)
 # **4 · More data, closer to the teacher** (an open question, no check). Fit the teacher's
 # data with $D = 1000$ and $D = 10\,000$ exact samples (Newton). How does the largest coupling
 # error scale with $D$? Why can a very small sample make some learned coupling huge?
-# [discussion](solutions/03_ml_gradient_solutions.ipynb#Open-question)
+# [discussion](solutions/03_solutions.ipynb#cell-id=Open-question)
 
 # %% [markdown]
 # ## Summary

@@ -8,7 +8,7 @@
 #       format_version: '1.3'
 #       jupytext_version: 1.19.6
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (bmlab)
 #     language: python
 #     name: python3
 # ---
@@ -628,14 +628,14 @@ panel
 # Each exercise ends in a check cell: replace `None` by your answer (a number, to the
 # precision asked) and run the cell. `bmlab.check` replies `correct`, or `not yet` with a
 # hint; it never shows the answer. The worked solutions are in a notebook of their own,
-# [solutions/04_hidden_units_solutions.ipynb](solutions/04_hidden_units_solutions.ipynb):
+# [solutions/04_solutions.ipynb](solutions/04_solutions.ipynb):
 # open it after you have tried.
 #
 # **1 · Two-bit parity.** Even parity of *two* bits is the pair $\{(+,+), (-,-)\}$. Can a
 # fully visible machine fit it? Predict, then try
 # `fit_from_starts(HiddenMachine(2, 0), parity(2), 1, STEPS)`. *Your answer:* the KL (nats)
 # of the fully visible machine with $J_{12} = 2$ and no biases, to 3 decimals.
-# [worked solution](solutions/04_hidden_units_solutions.ipynb#Exercise-1)
+# [worked solution](solutions/04_solutions.ipynb#cell-id=Exercise-1)
 
 # %%
 my_answer = None  # KL(p_data || p_model) for J12 = 2, theta = 0, to 3 decimals
@@ -646,7 +646,7 @@ bmlab.check("04.1", my_answer)
 # off *all* biases (`visible_bias=False, hidden_bias=False`). What can the best such machine
 # do with the data? Predict, then train it with `fit_from_starts`. *Your answer:* the
 # probability $p(v)$ that the best bias-free machine gives to the data string $v = (-,-,-)$,
-# to 3 decimals. [worked solution](solutions/04_hidden_units_solutions.ipynb#Exercise-2)
+# to 3 decimals. [worked solution](solutions/04_solutions.ipynb#cell-id=Exercise-2)
 
 # %%
 my_answer = None  # p(---) of the best machine without biases, to 3 decimals
@@ -658,7 +658,7 @@ bmlab.check("04.2", my_answer)
 # about the machine at that midpoint? Look at the couplings and the bias of $h_1$ there.
 # *Your answer:* how many hidden units of the midpoint machine are connected to anything (a
 # whole number)?
-# [worked solution](solutions/04_hidden_units_solutions.ipynb#Exercise-3)
+# [worked solution](solutions/04_solutions.ipynb#cell-id=Exercise-3)
 
 # %%
 my_answer = None  # connected hidden units at t = 1/2 (a whole number)

@@ -8,7 +8,7 @@
 #       format_version: '1.3'
 #       jupytext_version: 1.19.6
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (bmlab)
 #     language: python
 #     name: python3
 # ---
@@ -700,14 +700,14 @@ rbm_sampling_panel()
 # Each exercise ends in a check cell: replace `None` by your answer (a number, to the
 # precision asked) and run the cell. `bmlab.check` replies `correct`, or `not yet` with a
 # hint; it never shows the answer. The worked solutions are in a notebook of their own,
-# [05_contrastive_divergence_solutions](solutions/05_contrastive_divergence_solutions.ipynb):
+# [05_solutions](solutions/05_solutions.ipynb):
 # open it after you have tried.
 #
 # **1 · The other conditional.** Show that $p(v_i = 1\mid h) = \sigma(a_i + (Wh)_i)$ from
 # $E(v,h)$, and use it to check `visible_probs` against brute force for the 4x3 machine
 # `small` of Section 1. *Your answer:* $p(v_1 = 1 \mid h = (1, 0, 1))$ for `small`, to 3
 # decimals, with $v_1$ the first visible unit (index 0 in numpy).
-# [worked solution](solutions/05_contrastive_divergence_solutions.ipynb#Exercise-1)
+# [worked solution](solutions/05_solutions.ipynb#cell-id=Exercise-1)
 
 # %%
 my_answer = None  # p(v1 = 1 | h = (1, 0, 1)) for small, to 3 decimals
@@ -719,7 +719,7 @@ bmlab.check("05.1", my_answer)
 # Compare with how fast the chain forgets its start: the second largest eigenvalue modulus
 # $|\lambda_2|$ of the transition matrix `T` gives the relaxation time
 # $-1/\log|\lambda_2|$. *Your answer:* the relaxation time in Gibbs steps, to 1 decimal.
-# [worked solution](solutions/05_contrastive_divergence_solutions.ipynb#Exercise-2)
+# [worked solution](solutions/05_solutions.ipynb#cell-id=Exercise-2)
 
 # %%
 my_answer = None  # relaxation time -1/log|lambda_2| of T in steps, to 1 decimal
@@ -733,7 +733,7 @@ bmlab.check("05.2", my_answer)
 # start, rate and decay. The decay pulls $W$ back towards zero, so its weights stop growing
 # where the pull balances the gradient. *Your answer:* the largest singular value of $W$
 # where the exact gradient with weight decay $10^{-2}$ comes to rest, to 1 decimal.
-# [worked solution](solutions/05_contrastive_divergence_solutions.ipynb#Exercise-3)
+# [worked solution](solutions/05_solutions.ipynb#cell-id=Exercise-3)
 
 # %%
 my_answer = None  # largest singular value of W, exact gradient with weight decay 1e-2, 1 decimal

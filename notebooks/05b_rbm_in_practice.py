@@ -8,7 +8,7 @@
 #       format_version: '1.3'
 #       jupytext_version: 1.19.6
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (bmlab)
 #     language: python
 #     name: python3
 # ---
@@ -614,7 +614,7 @@ plt.show()
 # Each exercise ends in a check cell: replace `None` by your answer (a number, to the
 # precision asked) and run the cell. `bmlab.check` replies `correct`, or `not yet` with a
 # hint; it never shows the answer. The worked solutions are in a notebook of their own,
-# [solutions/05b_rbm_in_practice_solutions.ipynb](solutions/05b_rbm_in_practice_solutions.ipynb):
+# [solutions/05b_solutions.ipynb](solutions/05b_solutions.ipynb):
 # open it after you have tried.
 #
 # **1 · How fast does the first mode grow?** In the linear regime of Section 1, mode 1 is
@@ -622,7 +622,7 @@ plt.show()
 # of $A = C - \mathrm{diag}(C)$ and $\eta = 0.05$. How many updates does it take, by this
 # prediction, to grow tenfold? Compare with the measured curve. *Your answer:* the number of
 # updates (not necessarily whole), to 1 decimal.
-# [worked solution](solutions/05b_rbm_in_practice_solutions.ipynb#Exercise-1)
+# [worked solution](solutions/05b_solutions.ipynb#cell-id=Exercise-1)
 
 # %%
 my_answer = None  # updates for mode 1 to grow tenfold in the linear regime, to 1 decimal
@@ -634,7 +634,7 @@ bmlab.check("05b.1", my_answer)
 # along $u$ larger than what independent pixels with the same means would give? This is the
 # jump a condensed mode has to make. *Your answer:* the ratio
 # $u^\top C u \,/\, u^\top \mathrm{diag}(C)\, u$, to 2 decimals.
-# [worked solution](solutions/05b_rbm_in_practice_solutions.ipynb#Exercise-2)
+# [worked solution](solutions/05b_solutions.ipynb#cell-id=Exercise-2)
 
 # %%
 my_answer = None  # u.C.u / u.diag(C).u for the leading eigenvector u of C, to 2 decimals
@@ -646,7 +646,7 @@ bmlab.check("05b.2", my_answer)
 # them? One number that says so: the probability that two independent samples of the machine
 # are the same image.
 # *Your answer:* $\sum_v p_\beta(v)^2$ at $\beta = 2$ for the CD-1 fit, to 3 decimals.
-# [worked solution](solutions/05b_rbm_in_practice_solutions.ipynb#Exercise-3)
+# [worked solution](solutions/05b_solutions.ipynb#cell-id=Exercise-3)
 
 # %%
 my_answer = None  # sum over v of p_beta(v)^2 at beta = 2, CD-1 fit, to 3 decimals

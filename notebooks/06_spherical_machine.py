@@ -8,7 +8,7 @@
 #       format_version: '1.3'
 #       jupytext_version: 1.19.6
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (bmlab)
 #     language: python
 #     name: python3
 # ---
@@ -606,14 +606,14 @@ plt.show()
 # Each exercise ends in a check cell: replace `None` by your answer (a number, to the
 # precision asked) and run the cell. `bmlab.check` replies `correct`, or `not yet` with a
 # hint; it never shows the answer. The worked solutions are in a notebook of their own,
-# [solutions/06_spherical_machine_solutions.ipynb](solutions/06_spherical_machine_solutions.ipynb):
+# [solutions/06_solutions.ipynb](solutions/06_solutions.ipynb):
 # open it after you have tried.
 #
 # **1 · The circle.** At $N = 2$ the sphere is the circle $x = \sqrt2(\cos\varphi,
 # \sin\varphi)$. For $W = \mathrm{diag}(1, -1)$ and $\beta = 1$, write $x^\top W x$ as a
 # function of $\varphi$ and find $\log Z$ in closed form (a Bessel function), then check it
 # with `bmlab.SphericalBM`. *Your answer:* $\log Z$, to 3 decimals.
-# [worked solution](solutions/06_spherical_machine_solutions.ipynb#Exercise-1)
+# [worked solution](solutions/06_solutions.ipynb#cell-id=Exercise-1)
 
 # %%
 my_answer = None  # log Z at N = 2, W = diag(1, -1), beta = 1, to 3 decimals
@@ -624,7 +624,7 @@ bmlab.check("06.1", my_answer)
 # along $u$ is $1 - 1/4$. What is the exact share at $N = 100$? Use
 # `bmlab.spherical_moments` with the eigenvalues of $W$. *Your answer:* $q$ at $N = 100$,
 # to 3 decimals.
-# [worked solution](solutions/06_spherical_machine_solutions.ipynb#Exercise-2)
+# [worked solution](solutions/06_solutions.ipynb#cell-id=Exercise-2)
 
 # %%
 my_answer = None  # exact share along u at N = 100, c = 4, beta = 1, to 3 decimals
@@ -636,7 +636,7 @@ bmlab.check("06.2", my_answer)
 # (no data needed: the teacher's exact moments are enough). Roughly how does it grow
 # with $N$? *Your answer:* $\mathrm{KL}(p^*\,\|\,\text{uniform})$ at $N = 1000$ in nats,
 # to 1 decimal.
-# [worked solution](solutions/06_spherical_machine_solutions.ipynb#Exercise-3)
+# [worked solution](solutions/06_solutions.ipynb#cell-id=Exercise-3)
 
 # %%
 my_answer = None  # KL(teacher || uniform) at N = 1000, c* = 3, in nats, to 1 decimal

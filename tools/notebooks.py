@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -61,7 +62,24 @@ def pair_texts(ipynb: Path) -> tuple[str, str]:
         nb = combine_inputs_with_outputs(jupytext.read(py), nb, fmt=FORMAT)
     for cell in nb.cells:
         cell.metadata = {k: v for k, v in cell.metadata.items() if k in CELL_METADATA}
+    heading_ids(nb)
     return nbformat.writes(nb) + "\n", jupytext.writes(nb, fmt=FORMAT)
+
+
+def heading_ids(nb) -> None:
+    """Give each Markdown cell that starts with a heading the heading's anchor as its cell id
+    (``## Exercise 1`` -> ``Exercise-1``), where the anchor is a valid cell id (letters,
+    digits, ``-``, ``_``) that no other cell has: a link ``NN_solutions.ipynb#cell-id=Exercise-1``
+    then opens JupyterLab at that cell (a plain ``#Exercise-1`` is looked up before the
+    Markdown has rendered, and JupyterLab stays at the top)."""
+    taken = {cell.get("id") for cell in nb["cells"]}
+    for cell in nb["cells"]:
+        first = "".join(cell["source"]).lstrip().split("\n", 1)[0]
+        heading = re.fullmatch(r"#+\s+(.+?)\s*", first) if cell["cell_type"] == "markdown" else None
+        anchor = heading and heading[1].replace(" ", "-")
+        if anchor and re.fullmatch(r"[\w-]{1,64}", anchor, re.ASCII) and anchor not in taken:
+            taken.add(anchor)
+            cell["id"] = anchor
 
 
 def sync(paths: list[Path]) -> list[str]:

@@ -124,7 +124,8 @@ def _build_fig53(fancy: bool = False, logx: bool = False):
         set_heights(bars_chain, freq)
         top = float(max(p_exact.max(), freq.max()))
         for txt, xi, e, h in zip(e_text, x, energies, np.maximum(p_exact, freq), strict=True):
-            txt.set_text(f"{e:+.2g}".replace("-", "\u2212"))
+            label = f"{round(e, 2) + 0.0:+.2f}".rstrip("0").rstrip(".")  # 0.05 grid: 2 decimals
+            txt.set_text(label.replace("-", "\u2212"))
             txt.set_position((xi, h + 0.01 * top))
         ax_bar.set_ylim(0.0, 1.32 * top + 1e-3)  # headroom for energies and legend
         idx = _thin(len(running))
