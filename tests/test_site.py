@@ -107,7 +107,7 @@ def test_every_link_into_a_notebook_names_a_cell_it_has(path):
         elif not target.is_file():
             broken.append(f"{target.name}: no such notebook")
         elif fragment[8:] not in {c.get("id") for c in json.loads(target.read_text())["cells"]}:
-            broken.append(f"{target.name}#{fragment}: no such cell (python -m tools heading-ids)")
+            broken.append(f"{target.name}#{fragment}: no such cell (python -m tools sync)")
     assert not broken, f"{path.name}: " + "; ".join(broken)
 
 

@@ -186,7 +186,7 @@ def test_each_exercise_has_one_worked_solution_that_asserts_its_check(path):
         if ids != [f"Exercise-{k}"]:
             problems.append(
                 f"'## Exercise {k}' has cell id {ids[0]!r}, not 'Exercise-{k}' (the links' "
-                "anchor; python -m tools heading-ids or execute gives it)"
+                "anchor; python -m tools sync or execute gives it)"
             )
         code = "\n".join(own[0])
         if not re.search(rf"""^assert bmlab\.check\(["']{re.escape(exercise)}["'], """, code, re.M):
