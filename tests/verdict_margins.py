@@ -465,7 +465,7 @@ class Margins:
 # -- wiring ------------------------------------------------------------------------------------
 
 
-def install(report=None) -> Margins:
+def install() -> Margins:
     """Check the margin of every verdict the current IPython shell runs (a startup file)."""
     from IPython import get_ipython
 
@@ -473,7 +473,7 @@ def install(report=None) -> Margins:
     existing = shell.user_ns.get(NAME)
     if isinstance(existing, Margins):
         return existing
-    margins, transformer = Margins(report), MarginTransformer()
+    margins, transformer = Margins(), MarginTransformer()
 
     def remember_thresholds(lines: list[str]) -> list[str]:
         transformer.threshold_lines = {
