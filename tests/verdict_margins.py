@@ -34,7 +34,8 @@ statistical verdicts), and neither is a uniform draw compared with a probability
 (``rng.random(n) < 0.05`` samples, it judges nothing).
 
 A threshold that *defines* a number rather than judges one (the test of a ``while`` loop, a
-first passage such as "the first sweep with TV below 1e-3") cannot have a factor 100 of margin;
+first passage such as "the first sweep with TV below 1e-3", a category such as "a good fit has
+KL < 0.01") cannot have a factor 100 of margin;
 the test of a ``while`` loop, and a comparison on a line whose comment starts with
 ``# threshold``, only have to stay off their threshold by more than round-off (relative
 ``ROUNDOFF``).
