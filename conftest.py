@@ -5,9 +5,7 @@
 - Every figure a notebook shows is audited (``tests/figure_audit.py``), and every verdict it
   computes against a tolerance must hold by a factor of 100 (``tests/verdict_margins.py``):
   nbval's kernels start with an ``IPYTHONDIR`` whose startup file prints each problem to
-  stderr, so strict nbval fails on the cell and shows the problem. The temporary allowances
-  of ``tests/known_problems.py`` are not printed; one that a complete run of its notebook no
-  longer needs fails the session.
+  stderr, so strict nbval fails on the cell and shows the problem.
 - A run that changes ``git status`` (a tracked file modified, an untracked file left behind)
   fails, so running notebooks and tests can never dirty a student's checkout.
 """
@@ -37,7 +35,6 @@ def pytest_configure(config):
 
 
 FIGURE_AUDIT = ROOT / "tests" / "figure_audit.py"
-KNOWN_PROBLEMS = ROOT / "tests" / "known_problems.py"
 REPORTED = ("figure audit: ", "verdict margin: ")  #: prefixes of the kernel checks' lines
 
 
@@ -50,7 +47,7 @@ def _load(name: str, path: Path):
 
 def _figure_audit_ipython_dir(config) -> str:
     """A temporary IPYTHONDIR whose startup file audits every figure and checks the margin of
-    every verdict (made once a session); the kernels log used allowances next to it."""
+    every verdict (made once a session)."""
     if not hasattr(config, "_bmlab_audit_dir"):
         config._bmlab_audit_dir = tempfile.mkdtemp(prefix="bmlab-figure-audit-")
         _load("figure_audit", FIGURE_AUDIT).write_startup(Path(config._bmlab_audit_dir))
@@ -60,65 +57,25 @@ def _figure_audit_ipython_dir(config) -> str:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item):
     """nbval starts a notebook's kernel while it sets up the notebook's first cell: only that
-    kernel gets the auditing IPYTHONDIR and the notebook's name (other subprocesses of the
-    tests never see them)."""
+    kernel gets the auditing IPYTHONDIR (other subprocesses of the tests never see it)."""
     if item.path.suffix != ".ipynb" or not FIGURE_AUDIT.exists():  # notebooks copied alone
         return (yield)
-    folder = _figure_audit_ipython_dir(item.config)
-    kernel_env = {
-        "IPYTHONDIR": folder,
-        "BMLAB_AUDIT_NOTEBOOK": item.path.stem,
-        "BMLAB_AUDIT_USED": str(Path(folder) / "allowances-used.log"),
-    }
-    saved = {key: os.environ.get(key) for key in kernel_env}
-    os.environ.update(kernel_env)
+    saved = os.environ.get("IPYTHONDIR")
+    os.environ["IPYTHONDIR"] = _figure_audit_ipython_dir(item.config)
     try:
         return (yield)
     finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-
-
-def pytest_collection_modifyitems(config, items):
-    """Count each notebook's cells: an allowance is judged only after a complete run."""
-    config._bmlab_cells = {}
-    for item in items:
-        if item.path.suffix == ".ipynb":
-            config._bmlab_cells[item.path.stem] = config._bmlab_cells.get(item.path.stem, 0) + 1
-    config._bmlab_cells_run = dict.fromkeys(config._bmlab_cells, 0)
-
-
-def _unused_allowances(config) -> list[str]:
-    """Allowances of the kernel checks for notebooks that ran every cell this session and
-    needed none of them (the static scans' allowances are tests/test_known_problems.py's)."""
-    folder = getattr(config, "_bmlab_audit_dir", None)
-    if folder is None or not KNOWN_PROBLEMS.exists():
-        return []
-    known = _load("known_problems", KNOWN_PROBLEMS)
-    used = known.used(str(Path(folder) / "allowances-used.log"))
-    complete = {
-        stem
-        for stem, n in getattr(config, "_bmlab_cells", {}).items()
-        if n and config._bmlab_cells_run.get(stem) == n
-    }
-    return [
-        repr(entry)
-        for index, entry in enumerate(known.KNOWN)
-        if entry[0] in complete and entry[1] in known.IN_KERNEL and index not in used
-    ]
+        if saved is None:
+            os.environ.pop("IPYTHONDIR", None)
+        else:
+            os.environ["IPYTHONDIR"] = saved
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     """nbval reports an audit line only as "Unexpected output fields: {'stderr'}": show the
-    lines themselves under the failure. Counts the cells of each notebook that ran."""
+    lines themselves under the failure."""
     report = yield
-    run = getattr(item.config, "_bmlab_cells_run", {})
-    if call.when == "call" and item.path.suffix == ".ipynb" and item.path.stem in run:
-        run[item.path.stem] += 1
     outputs = getattr(item, "test_outputs", None) or []
     lines = [
         line
@@ -158,15 +115,8 @@ def _fail_session(session, message: str) -> None:
 
 
 def pytest_sessionfinish(session, exitstatus):
-    unused = _unused_allowances(session.config)
     if hasattr(session.config, "_bmlab_audit_dir"):
         shutil.rmtree(session.config._bmlab_audit_dir, ignore_errors=True)
-    if unused:
-        _fail_session(
-            session,
-            "allowances of tests/known_problems.py that no longer match anything (the problem "
-            "is fixed: remove them): " + "; ".join(unused),
-        )
     before = getattr(session.config, "_bmlab_status_before", None)
     after = _git_status()
     if before is None or after is None or after == before:

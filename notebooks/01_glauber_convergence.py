@@ -220,11 +220,28 @@ plt.show()
 # **What to look for:** each orange bar about as tall as the navy bar beside it (the six
 # $E=-0.5$ states share one height), and the
 # running average ends near the dashed exact line while still wobbling.
+#
+# **How near is near?** Successive states of the chain are correlated, so a time average of
+# $n$ updates has the standard error $\sqrt{\operatorname{Var}(s_1s_2)\,\tau/n}$, where
+# $\tau=1+2\sum_{t\ge1}\rho(t)$ counts the updates per effectively independent sample
+# (Section 7b estimates it from a trace). On the triangle $\rho(t)$ is exact: with
+# $f=s_1s_2-\langle s_1s_2\rangle$ and $T$ the matrix of one random-site update (Section 4),
+# the covariance of $f$ at lag $t$ is $\sum_s p(s)\,f(s)\,(T^tf)(s)$.
 
 # %%
+T_update = bmlab.glauber_transition_matrix(J, beta=1.0)  # one random-site update (Section 4)
+f_pair = pair - exact_pair
+lag_cov = np.array([p @ (f_pair * (np.linalg.matrix_power(T_update, t) @ f_pair))
+                    for t in range(200)])  # exact covariance at lag t; negligible by t = 200
+tau_pair = 1 + 2 * lag_cov[1:].sum() / lag_cov[0]
+se_pair = np.sqrt(lag_cov[0] * tau_pair / n_updates)
+z_pair = (running[-1] - exact_pair) / se_pair
 print(f"chain estimate of <s1 s2> after 4000 sweeps: {running[-1]:.3f}   (exact {exact_pair:.3f})")
 print(f"total-variation distance, visits vs exact: {tv(visits, p):.3f}")
-print("chain within 0.05 of exact <s1 s2>:", abs(running[-1] - exact_pair) < 0.05)
+print(f"standard error of a time average over {n_updates} updates: {se_pair:.4f} "
+      f"(Var(s1 s2) = {lag_cov[0]:.3f}, tau = {tau_pair:.2f} updates, both exact)")
+print(f"chain minus exact: {running[-1] - exact_pair:+.3f} = {z_pair:+.1f} standard errors; "
+      f"within 4 standard errors: {abs(z_pair) < 4}")
 
 
 # %% [markdown]
@@ -501,13 +518,16 @@ plt.show()
 
 # %%
 for name in starts:
-    print(f"start {name:>6}: exact TV after 1 sweep {tv_exact[name][1]:.3f}, after {n_sw} "
-          f"below 1e-3: {tv_exact[name][-1] < 1e-3};  20 000 chains after {n_sw}: "
-          f"{tv_chains[name][-1]:.3f}")
-lag = np.abs(running - exact_pair) > 0.05  # the time average still off by more than 0.05
-print(f"ensemble average within 0.02 of exact from sweep "
-      f"{ensemble['+++'].sweeps[np.argmax(np.abs(ens_pair - exact_pair) < 0.02)]:.0f}; "
-      f"one chain's time average last off by more than 0.05 at sweep "
+    reached = np.argmax(tv_exact[name] < 1e-3)  # threshold: a first passage (sweep 0 included)
+    print(f"start {name:>6}: exact TV after 1 sweep {tv_exact[name][1]:.3f}, first below 1e-3 "
+          f"at sweep {reached};  20 000 chains after {n_sw}: {tv_chains[name][-1]:.3f}")
+exact_t = laws[1 : n_sw + 1] @ pair  # exact mean of s1 s2 at sweeps 1..12 from +++
+z_t = (ens_pair - exact_t) / np.sqrt((1 - exact_t**2) / 20000)  # s1 s2 = ±1: Var = 1 - mean²
+near = np.argmax(np.abs(exact_t - exact_pair) < 0.02)  # threshold: a first passage
+lag = np.abs(running - exact_pair) > 0.05  # threshold: the time average still off by 0.05
+print(f"exact mean within 0.02 of <s1 s2> from sweep {near + 1}; the 20 000 chains' average "
+      f"off it by at most {np.abs(z_t).max():.1f} standard errors over the {n_sw} sweeps")
+print(f"one chain's time average last off by more than 0.05 at sweep "
       f"{run.sweeps[np.nonzero(lag)[0][-1]]:.0f}")
 
 
@@ -663,7 +683,8 @@ for b, color in zip((0.6, 1.0, 1.5), tints(bmlab.NAVY, 3), strict=True):
 axes[0].set(xlabel="magnetisation $m$", ylabel="exact $p(m)$", title=f"exact law, N={N_FM}")
 axes[0].legend(ncol=3, **below)
 for b, color in zip((0.6, 1.8), tints(bmlab.ORANGE, 2), strict=True):
-    axes[1].plot(np.arange(1, 301), traces[b][:300, 0], color=color, lw=1, label=rf"$\beta={b}$")
+    axes[1].plot(np.arange(1, 301), traces[b][:300, 0], color=color, lw=1,
+                 label=rf"chain, $\beta={b}$")
 axes[1].set(xlabel="sweeps", ylabel="magnetisation $m$", ylim=(-1.05, 1.05),
             title="one chain, first 300 sweeps")
 axes[1].legend(ncol=2, **below)
@@ -931,8 +952,9 @@ for name, (Jx, thx, obs, p_obs) in systems.items():
     tv_plain, tv_pt = chain_tvs(graded[name][1], p_obs), chain_tvs(graded[name][2], p_obs)
     print(f"{name}, law of the {observed[name]}: mean TV of one chain to the exact law, "
           f"plain Glauber {tv_plain.mean():.2f} (per chain {tv_plain.min():.2f} to "
-          f"{tv_plain.max():.2f}), parallel tempering {tv_pt.mean():.2f}")
-    print(f"  TV < 0.06: {tv_pt.mean() < 0.06}   (swap rates {tempered.swap_rates.min():.2f}"
+          f"{tv_plain.max():.2f}), parallel tempering {tv_pt.mean():.3f}")
+    print(f"  standard error of the tempering mean over the 8 chains: "
+          f"{tv_pt.std(ddof=1) / np.sqrt(8):.3f}   (swap rates {tempered.swap_rates.min():.2f}"
           f" to {tempered.swap_rates.max():.2f})")
 
 # %%
@@ -960,13 +982,13 @@ plt.show()
 #
 # Each plain chain reports only the basin it started in (mean TV 0.50 on the ferromagnet:
 # half of the exact law is missing), while the coldest replicas of the tempering chains visit
-# both basins in nearly the right proportions (mean TV 0.02). On the spin glass each plain
-# chain shares its time between the ground state ($q$ near 1) and its mirror image ($q$ near
-# $-1$) in proportions of its own (TV 0.10 to 0.28 per chain); tempering recovers the exact
-# law of $q$ to a mean TV of 0.03. The price is $K=12$ replicas per chain. Below, a slider
-# for the number of temperatures on a 12-spin ferromagnet: start from one temperature (plain
-# Glauber), add more, and watch the swap rates and whether the coldest replica crosses
-# between the basins.
+# both basins in nearly the right proportions (mean TV 0.020, standard error 0.005). On the
+# spin glass each plain chain shares its time between the ground state ($q$ near 1) and its
+# mirror image ($q$ near $-1$) in proportions of its own (TV 0.10 to 0.28 per chain);
+# tempering recovers the exact law of $q$ to a mean TV of 0.028 (standard error 0.005). The
+# price is $K=12$ replicas per chain. Below, a slider for the number of temperatures on a
+# 12-spin ferromagnet: start from one temperature (plain Glauber), add more, and watch the
+# swap rates and whether the coldest replica crosses between the basins.
 
 # %% tags=["nbval-ignore-output"]
 from bmlab.widgets.glauber import tempering_panel

@@ -219,8 +219,9 @@ print("the loop reached the closed-form J12 (difference < 1e-4):",
       abs(fit.params["J12"] - J12_star) < 1e-4)
 tolerance = 0.001
 gap = np.abs(np.array(fit.history["moment"]) - data_moment)
+within = np.argmax(gap < tolerance)  # threshold: a first passage
 print(f"first step with the model moment within {tolerance} of the data: "
-      f"{fit.history['step'][np.argmax(gap < tolerance)]}")
+      f"{fit.history['step'][within]}")
 
 # %%
 steps = fit.history["step"]

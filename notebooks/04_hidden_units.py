@@ -270,7 +270,7 @@ print("hidden units:        ", "  ".join(f"{k:5d}" for k in hidden_counts))
 for restricted, label in ((False, "general"), (True, "restricted")):
     print(f"KL, {label:11s}      ", "  ".join(f"{kl:5.3f}" for kl in best_kl[restricted]))
 for restricted, label in ((False, "general"), (True, "restricted")):
-    fewest = int(np.argmax(best_kl[restricted] < 0.01))
+    fewest = int(np.argmax(best_kl[restricted] < 0.01))  # threshold: "good fit", a category
     print(f"{label}: fewest hidden units with KL < 0.01: {fewest}")
 
 fig, ax = plt.subplots(figsize=(6, 3.4), layout="constrained")
@@ -490,14 +490,14 @@ print(
 )
 
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.4), layout="constrained")
-ax1.plot(t, L_swap, color=RESTRICTED, label="swap two hidden units")
-ax1.plot(t, L_flip, "--", color=RESTRICTED, label="flip one hidden unit")
+ax1.plot(t, L_swap, color=RESTRICTED, label="restricted, swap two hidden units")
+ax1.plot(t, L_flip, "--", color=RESTRICTED, label="restricted, flip one hidden unit")
 ax1.axvline(0, color=bmlab.GRAY, lw=0.8)
 ax1.axvline(1, color=bmlab.GRAY, lw=0.8)
 ax1.set_xlabel("t  (0: trained machine, 1: its relabelled copy)")
 ax1.set_ylabel("L, nats")
 ax1.set_title("restricted machine: two peaks, a valley")
-ax1.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2)
+ax1.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22))
 ax2.plot(t, L_fv, color=bmlab.NAVY)
 ax2.set_xlabel("t  (between two random parameter points)")
 ax2.set_title("fully visible: concave (notebook 03)")
@@ -570,7 +570,8 @@ for k in stalled:
         x = x - np.linalg.pinv(hessian(x), rcond=1e-6, hermitian=True) @ slope(x)
     L_k, i = L_1(as_params(x)), np.argmax(np.abs(x[4:]))  # i: the one coupling kept
     lam, U = np.linalg.eigh(hessian(x))
-    curved, flat = lam[lam < -0.01], U[:, np.abs(lam) < 1e-6]  # flat: zero curvature
+    zero = np.abs(lam) < 1e-6
+    curved, flat = lam[~zero], U[:, zero]  # flat: directions of zero curvature
     unchanged = np.abs(flat.T @ derivative(p_visible, x)).max() < 1e-6
     print(f"start {k + 1}: hidden unit coupled to v{i + 1} only (w{i + 1} = {x[4 + i]:+.2f}; "
           f"the other two below 1e-8: {np.abs(np.delete(x[4:], i)).max() < 1e-8})")

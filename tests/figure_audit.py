@@ -45,14 +45,13 @@ backend renders every figure a notebook shows (``plt.show()``, a trailing ``fig`
 ``IPYTHONDIR`` whose startup file (:func:`write_startup`) calls :func:`install` and
 ``verdict_margins.install``: each problem is printed to stderr as
 ``figure audit: <figure> — <problem>`` (the figure's file name first when its cell saves it),
-so strict nbval fails on the cell that drew the figure and shows why, unless
-``known_problems.KNOWN`` allows it for now. Outputs committed by ``python -m tools execute``
-never contain these lines.
+so strict nbval fails on the cell that drew the figure and shows why. Outputs committed by
+``python -m tools execute`` never contain these lines.
 
 For developers: ``python tests/figure_audit.py notebooks/01_glauber_convergence.ipynb [...]``
 executes the notebooks (in memory: nothing is written) with the audit and the verdict-margin
-check on and lists every problem per cell and figure, allowed ones included; it exits with
-status 1 if there is any.
+check on and lists every problem per cell and figure; it exits with status 1 if there is
+any.
 """
 
 from __future__ import annotations
@@ -934,12 +933,12 @@ def _print(line: str) -> None:
 # -- wiring -----------------------------------------------------------------------------------
 
 
-def install(verbose: bool = False, report=None) -> None:
+def install(verbose: bool = False) -> None:
     """Audit every figure the inline backend renders (call it in an IPython startup file).
 
-    Each problem goes to ``report`` (default: stderr) as ``figure audit: ...``; with
-    ``verbose`` a figure without problems reports ``figure audit: <figure> — ok`` (for the
-    command line below). One :class:`ColourBook` follows the figures of the kernel's notebook.
+    Each problem is printed to stderr as ``figure audit: ...``; with ``verbose`` a figure
+    without problems reports ``figure audit: <figure> — ok`` (for the command line below).
+    One :class:`ColourBook` follows the figures of the kernel's notebook.
     """
     from IPython import get_ipython
     from IPython.core import pylabtools
@@ -947,7 +946,7 @@ def install(verbose: bool = False, report=None) -> None:
     original = pylabtools.print_figure
     if getattr(original, "_bmlab_audit", False):
         return
-    report, book, shell, cell = report or _print, ColourBook(), get_ipython(), {"source": ""}
+    book, shell, cell = ColourBook(), get_ipython(), {"source": ""}
     if shell is not None:
         shell.events.register("pre_run_cell", lambda info: cell.update(source=info.raw_cell))
 
@@ -960,7 +959,7 @@ def install(verbose: bool = False, report=None) -> None:
             except Exception as exc:  # an audit that cannot run must show, not hide a figure
                 lines = [f"{name} — the audit failed: {exc!r}"]
             for line in lines:
-                report(PREFIX + line)
+                _print(PREFIX + line)
         return original(fig, *args, **kwargs)
 
     print_figure._bmlab_audit = True
@@ -968,8 +967,7 @@ def install(verbose: bool = False, report=None) -> None:
 
 
 STARTUP = """# Written by bmlab's tests: audit every figure this kernel shows (figure_audit.py) and
-# the margin of every verdict it computes (verdict_margins.py); known_problems.py holds the
-# temporary allowances.
+# the margin of every verdict it computes (verdict_margins.py).
 def _install_bmlab_checks():
     import importlib.util
     import sys
@@ -983,9 +981,8 @@ def _install_bmlab_checks():
         return module
 
     try:
-        report = load("known_problems").Reporter.from_environ()
-        load("figure_audit").install(verbose={verbose!r}, report=report)
-        load("verdict_margins").install(report=report)
+        load("figure_audit").install(verbose={verbose!r})
+        load("verdict_margins").install()
     except Exception as exc:  # say so in every cell: checks that did not start must fail
         message = f"figure audit: not installed ({{exc!r}})"
         get_ipython().events.register(
@@ -1020,7 +1017,7 @@ def _saved_as(source: str) -> str:
 def audit_notebook(path: Path, timeout: int = 600) -> list[tuple[str, str, list[str]]]:
     """Execute ``path`` in memory with the audit on; per code cell that shows figures or
     computes a verdict without margin: (where it is: ``notebooks/X.py:<line>``, first line of
-    its source, its audit and verdict-margin lines). Known problems are listed too."""
+    its source, its audit and verdict-margin lines)."""
     import os
     import subprocess
     import tempfile

@@ -9,7 +9,7 @@
   distance (TV, KL) or a convergence diagnostic printed; whether the text *offers* it as the
   model's, and whether the printed distance is the right one, stays the reviewer's.
 
-Each line names the notebook cell or section so that ``known_problems.KNOWN`` can allow it.
+Each line names the notebook cell or section it is about.
 """
 
 from __future__ import annotations

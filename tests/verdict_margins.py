@@ -34,7 +34,8 @@ statistical verdicts), and neither is a uniform draw compared with a probability
 (``rng.random(n) < 0.05`` samples, it judges nothing).
 
 A threshold that *defines* a number rather than judges one (the test of a ``while`` loop, a
-first passage such as "the first sweep with TV below 1e-3") cannot have a factor 100 of margin;
+first passage such as "the first sweep with TV below 1e-3", a category such as "a good fit has
+KL < 0.01") cannot have a factor 100 of margin;
 the test of a ``while`` loop, and a comparison on a line whose comment starts with
 ``# threshold``, only have to stay off their threshold by more than round-off (relative
 ``ROUNDOFF``).
@@ -465,7 +466,7 @@ class Margins:
 # -- wiring ------------------------------------------------------------------------------------
 
 
-def install(report=None) -> Margins:
+def install() -> Margins:
     """Check the margin of every verdict the current IPython shell runs (a startup file)."""
     from IPython import get_ipython
 
@@ -473,7 +474,7 @@ def install(report=None) -> Margins:
     existing = shell.user_ns.get(NAME)
     if isinstance(existing, Margins):
         return existing
-    margins, transformer = Margins(report), MarginTransformer()
+    margins, transformer = Margins(), MarginTransformer()
 
     def remember_thresholds(lines: list[str]) -> list[str]:
         transformer.threshold_lines = {
