@@ -228,10 +228,9 @@ def _two_basin_figure(n: int, n_chains: int, n_sweeps: int):
         1, 2, figsize=(9.0, 3.6), layout="constrained", gridspec_kw={"width_ratios": [1.5, 1.0]}
     )
     t = np.arange(1, n_sweeps + 1)
-    colors = [ORANGE, *EXTRA]  # chains: samples (orange, then the extra colours)
-    lines = [
-        ax_t.plot(t, np.zeros(n_sweeps), lw=1.0, color=colors[c % len(colors)])[0]
-        for c in range(n_chains)
+    lines = [  # chains are samples: orange, told apart by strength (as in notebook 01)
+        ax_t.plot(t, np.zeros(n_sweeps), lw=1.0, color=ORANGE, alpha=alpha)[0]
+        for alpha in np.linspace(0.4, 1.0, n_chains)
     ]
     ax_t.axhline(0.0, color=GRAY, lw=0.8, ls=":")
     ax_t.set(xlim=(0, n_sweeps), ylim=(-1.08, 1.08), xlabel="sweeps")
@@ -337,7 +336,7 @@ def tempering_panel(n_temps=12, seed=0, n=12, beta=3.0, n_sweeps=200):
     ax.bar(m - w, p_m, w, color=NAVY, label="exact")
     bars = [
         ax.bar(m + d, np.zeros(n + 1), w, color=c, label=lab)
-        for d, c, lab in ((0.0, GRAY, "plain Glauber"), (w, ORANGE, "parallel tempering"))
+        for d, c, lab in ((0.0, ORANGE, "plain Glauber"), (w, EXTRA[0], "parallel tempering"))
     ]
     ax.set(xlabel="magnetisation m", ylabel="probability", ylim=(0.0, 1.02))
     ax.legend(loc="upper center", fontsize="small")
