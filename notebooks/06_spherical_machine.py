@@ -280,13 +280,13 @@ print("finite difference of L = gradient . direction (rel. 1e-3):",
       abs(slope - np.sum(grad * E)) < 1e-3 * abs(slope))
 
 # %% [markdown]
-# **Only differences of eigenvalues matter.** On the sphere $x^\top (W + cI)\,x = x^\top W x
-# + cN$ for every $x$, so adding $cI$ to $W$ multiplies every Boltzmann weight by the same
-# factor $e^{\beta cN/2}$: $\log Z$ grows by $\beta cN/2$ and $p(x)$ does not change. No data
-# can tell $W$ from $W + cI$, and the gradient knows it: both moments have trace $N$ (every
-# $x$ has $|x|^2 = N$), so the gradient has trace zero, and training from $W = 0$ keeps
-# $\mathrm{tr}\,W = 0$. Below, $\log p$ of three data points under `W_try` and under
-# `W_try` $+ \, 2.5\,I$.
+# **Only differences of eigenvalues matter.** On the sphere
+# $x^\top (W + cI)\,x = x^\top W x + cN$ for every $x$, so adding $cI$ to $W$ multiplies every
+# Boltzmann weight by the same factor $e^{\beta cN/2}$: $\log Z$ grows by $\beta cN/2$ and
+# $p(x)$ does not change. No data can tell $W$ from $W + cI$, and the gradient knows it: both
+# moments have trace $N$ (every $x$ has $|x|^2 = N$), so the gradient has trace zero, and
+# training from $W = 0$ keeps $\mathrm{tr}\,W = 0$. Below, $\log p$ of three data points under
+# `W_try` and under `W_try` $+ \, 2.5\,I$.
 
 
 # %%
