@@ -47,8 +47,8 @@ lab: $(STAMP)
 
 # ruff format --check: the line budgets of tests/test_api.py count formatted code.
 lint: $(STAMP)
-	$(VENV)/bin/ruff check bmlab tests benchmarks tools notebooks/*.py $(wildcard notebooks/solutions/*.py) conftest.py
-	$(VENV)/bin/ruff format --check bmlab tests benchmarks tools
+	$(VENV)/bin/ruff check bmlab bmlab_present dashboards tests benchmarks tools notebooks/*.py $(wildcard notebooks/solutions/*.py) conftest.py
+	$(VENV)/bin/ruff format --check bmlab bmlab_present dashboards tests benchmarks tools
 
 # conftest.py supplies the nbval options: `pytest notebooks` needs no flags.
 test: $(STAMP) lint
@@ -84,6 +84,7 @@ benchmarks: $(STAMP)
 	$(PY) benchmarks/bench_widgets.py
 	$(PY) benchmarks/bench_browser_latency.py
 	$(PY) benchmarks/bench_notebooks.py
+	$(PY) benchmarks/bench_class.py
 
 # Not part of `make test` (about 5 minutes on 2 idle cores): see CONTRIBUTING, "Mutation check".
 mutation: $(STAMP)

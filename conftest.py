@@ -2,9 +2,10 @@
 
 - ``pytest notebooks/`` needs no flags: notebooks run under strict nbval in the current
   environment, with the project's sanitizer (memory addresses, widget ids, embedded PNGs).
-- Every figure a notebook shows is audited (``tests/figure_audit.py``): nbval's kernels start
-  with an ``IPYTHONDIR`` whose startup file prints each layout problem to stderr, so strict
-  nbval fails on the cell that drew the figure and shows the problem.
+- Every figure a notebook shows is audited (``tests/figure_audit.py``), and every verdict it
+  computes against a tolerance must hold by a factor of 100 (``tests/verdict_margins.py``):
+  nbval's kernels start with an ``IPYTHONDIR`` whose startup file prints each problem to
+  stderr, so strict nbval fails on the cell and shows the problem.
 - A run that changes ``git status`` (a tracked file modified, an untracked file left behind)
   fails, so running notebooks and tests can never dirty a student's checkout.
 """
@@ -34,16 +35,22 @@ def pytest_configure(config):
 
 
 FIGURE_AUDIT = ROOT / "tests" / "figure_audit.py"
+REPORTED = ("figure audit: ", "verdict margin: ")  #: prefixes of the kernel checks' lines
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = sys.modules.setdefault(name, importlib.util.module_from_spec(spec))
+    spec.loader.exec_module(module)
+    return module
 
 
 def _figure_audit_ipython_dir(config) -> str:
-    """A temporary IPYTHONDIR whose startup file audits every figure (made once a session)."""
+    """A temporary IPYTHONDIR whose startup file audits every figure and checks the margin of
+    every verdict (made once a session)."""
     if not hasattr(config, "_bmlab_audit_dir"):
-        spec = importlib.util.spec_from_file_location("figure_audit", FIGURE_AUDIT)
-        figure_audit = sys.modules.setdefault("figure_audit", importlib.util.module_from_spec(spec))
-        spec.loader.exec_module(figure_audit)
         config._bmlab_audit_dir = tempfile.mkdtemp(prefix="bmlab-figure-audit-")
-        figure_audit.write_startup(Path(config._bmlab_audit_dir))
+        _load("figure_audit", FIGURE_AUDIT).write_startup(Path(config._bmlab_audit_dir))
     return config._bmlab_audit_dir
 
 
@@ -75,10 +82,11 @@ def pytest_runtest_makereport(item, call):
         for out in outputs
         if out.get("name") == "stderr"
         for line in "".join(out.get("text", "")).splitlines()
-        if line.startswith("figure audit: ")
+        if line.startswith(REPORTED)
     ]
     if report.failed and lines:
-        report.sections.append(("figure audit (tests/figure_audit.py)", "\n".join(lines)))
+        title = "figure audit and verdict margins (tests/figure_audit.py, verdict_margins.py)"
+        report.sections.append((title, "\n".join(lines)))
     return report
 
 
@@ -98,6 +106,14 @@ def _git_status() -> str | None:
     return out.stdout
 
 
+def _fail_session(session, message: str) -> None:
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.ensure_newline()
+        reporter.write_line("FAILED: " + message, red=True)
+    session.exitstatus = 1
+
+
 def pytest_sessionfinish(session, exitstatus):
     if hasattr(session.config, "_bmlab_audit_dir"):
         shutil.rmtree(session.config._bmlab_audit_dir, ignore_errors=True)
@@ -106,11 +122,4 @@ def pytest_sessionfinish(session, exitstatus):
     if before is None or after is None or after == before:
         return
     changed = sorted(set(after.splitlines()) ^ set(before.splitlines()))
-    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None:
-        reporter.ensure_newline()
-        reporter.write_line(
-            "FAILED: the test run changed the checkout (git status): " + "; ".join(changed),
-            red=True,
-        )
-    session.exitstatus = 1
+    _fail_session(session, "the test run changed the checkout (git status): " + "; ".join(changed))

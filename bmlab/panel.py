@@ -12,9 +12,11 @@ benchmark and the fuzz tests exercise them without a browser. The builders of
 validate the builder's arguments), train with :meth:`Panel.train` and share the small
 figure helpers below.
 
-A displayed panel's saved output carries, beside the live widget view, a PNG snapshot of its
+A displayed panel's saved output carries, beside the live widget view, a snapshot of its
 figure and a stable ``text/plain`` title, so GitHub, nbviewer and ``nbconvert --to html`` (which
 skip widget views without stored widget state) show the figure instead of a widget repr.
+Every figure shown (a panel's, its snapshot, and after :func:`bmlab.use_style` any other) is an
+``<img>`` with alt text (:func:`describe`): JupyterLab's ``image/png`` renderer sets none.
 """
 
 from __future__ import annotations
@@ -23,13 +25,17 @@ import base64
 import html
 import io
 import math
+import re
 import time
 import warnings
 from collections.abc import Callable
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
+from IPython import get_ipython
+from IPython.core import pylabtools
 from IPython.display import HTML, display
+from matplotlib._mathtext_data import tex2uni
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from ._checks import check_choice, check_in_range
@@ -95,9 +101,55 @@ def choice(name: str, value: str, options, *, description=None, dropdown=False):
     of them raises a ValueError naming ``name``."""
     check_choice(value, name, tuple(o[1] if isinstance(o, tuple) else o for o in options))
     kind = widgets.Dropdown if dropdown else widgets.ToggleButtons
-    return kind(
+    control = kind(
         options=list(options), value=value, description=description or name, style=_FULL_LABEL
     )
+    return control.add_class("widget-inline-hbox")
+
+
+def describe(fig) -> str:
+    """The alt text of ``fig``: its ``alt_text`` attribute if a notebook sets one, else
+    "Figure: " with its suptitle and, per axes, its title and "y against x" axis labels,
+    mathtext in plain letters (``$\\beta$`` becomes β)."""
+    if getattr(fig, "alt_text", ""):
+        return fig.alt_text
+    parts = [fig.get_suptitle()]
+    for ax in fig.axes:
+        title = " ".join(filter(None, (ax.get_title(loc) for loc in ("left", "center", "right"))))
+        labels = " against ".join(filter(None, (ax.get_ylabel(), ax.get_xlabel())))
+        parts.append(f"{title} ({labels})" if title and labels else title or labels)
+    text = re.sub(r"\\([A-Za-z]+)|\\(.)|[$^_{}]", _plain, "; ".join(filter(None, parts)))
+    return "Figure: " + " ".join(text.split())
+
+
+def _plain(tex) -> str:
+    """A TeX command or markup character matched in mathtext, as plain text."""
+    name = tex[1] or tex[2] or ""
+    if name in tex2uni:
+        return chr(tex2uni[name])  # \beta: β
+    return "" if name.startswith("math") or not name else " " if name in ",;:! " else name
+
+
+def _image_html(png: str, alt: str) -> str:
+    """An ``<img>`` of a base64 PNG with its alt text."""
+    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{png}">'
+
+
+def _show_described(fig) -> None:
+    """Show ``fig`` as an image with alt text (through the inline backend's ``print_figure``,
+    which the tests' figure audit wraps); an empty figure as its repr."""
+    data = {"text/plain": repr(fig)}
+    if png := pylabtools.print_figure(fig, "png", base64=True):
+        data["text/html"] = _image_html(png, describe(fig))
+    display(data, raw=True)
+
+
+def describe_figures() -> None:
+    """In IPython with the inline backend, show every figure as an image with alt text
+    (:func:`describe`); :func:`bmlab.use_style` calls it."""
+    shell = get_ipython()
+    if shell is not None and "inline" in plt.get_backend():
+        shell.display_formatter.ipython_display_formatter.for_type(plt.Figure, _show_described)
 
 
 def layout_once(fig):
@@ -223,12 +275,15 @@ class Panel:
         start = time.perf_counter()
         text = self.compute()
         self.status.value = "" if not text else html.escape(text)
-        png = base64.b64encode(self.render()).decode("ascii")
-        alt = html.escape(f"Figure of the panel {self.title}. {text or ''}")
         with self.output:
             self.output.clear_output(wait=True)
-            display(HTML(f'<img alt="{alt}" src="data:image/png;base64,{png}">{_NAME_SLIDERS}'))
+            display(HTML(self._image() + _NAME_SLIDERS))
         return time.perf_counter() - start
+
+    def _image(self) -> str:
+        """The live image as an ``<img>`` whose alt text is the title and the status line."""
+        png = base64.b64encode(self.render()).decode("ascii")
+        return _image_html(png, f"Figure of the panel {self.title}. {self.last_status or ''}")
 
     def render(self) -> bytes:
         """The live image: PNG bytes from one Agg draw (the inline backend's tight bounding
@@ -257,9 +312,9 @@ class Panel:
         return self.refresh()  # the displayed figure and status show the new state
 
     def _repr_mimebundle_(self, **kwargs) -> dict:
-        """Live widget view plus a static PNG and a stable title for kernel-less viewers."""
+        """Live widget view plus a static image and a stable title for kernel-less viewers."""
         self.refresh()
         bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["image/png"] = base64.b64encode(self.render()).decode("ascii")  # the live image
+        bundle["text/html"] = self._image()  # the live image, with its alt text
         bundle["text/plain"] = f"bmlab panel: {self.title}" if self.title else "bmlab panel"
         return bundle

@@ -58,7 +58,7 @@ _MODES = {
 
 
 def use_style(mode: str = "screen") -> None:
-    """Apply the companion's matplotlib style.
+    """Apply the companion's matplotlib style; in IPython, figures show with alt text.
 
     Parameters
     ----------
@@ -71,6 +71,9 @@ def use_style(mode: str = "screen") -> None:
         raise ValueError(f"mode must be 'screen' or 'projector', got {mode!r}")
     mpl.rcParams.update(_BASE)
     mpl.rcParams.update(_MODES[mode])
+    from .panel import describe_figures  # imported here: bmlab.panel imports this module
+
+    describe_figures()
 
 
 def state_labels(n: int) -> list[str]:

@@ -21,7 +21,6 @@ eigenvalues, a few ms at N = 1000, less than the eigendecomposition of W.
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy.special import gammaln
 
 from ._checks import check_beta, check_finite, check_positive_int, check_rng
@@ -65,6 +64,8 @@ def _check_sphere(X, name: str, n: int | None = None) -> np.ndarray:
 # ----------------------------------------------------------------------- exact solution
 def _gaps(a: np.ndarray) -> tuple[float, np.ndarray]:
     """The saddle point measured from the top, z* - max(a), and the gaps d = z* - a > 0."""
+    from scipy.optimize import brentq  # here: importing bmlab costs no scipy.optimize (~23 MB)
+
     top = a.max()
 
     def excess(z):  # sum_i 1/(z - a_i) - N, decreasing in z > 0; the root lies in [1/N, 1]

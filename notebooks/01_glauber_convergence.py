@@ -6,8 +6,9 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (bmlab)
 #     language: python
 #     name: python3
 # ---
@@ -64,6 +65,7 @@ if importlib.util.find_spec("bmlab") is None:
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.colors import to_rgb
 
 import bmlab
 from bmlab.plotting import state_labels
@@ -72,6 +74,14 @@ from bmlab.widgets.glauber import fig53_panel, figure_5_3, two_basin_panel
 bmlab.use_style()
 SEED = 1
 rng = np.random.default_rng(SEED)
+
+
+def tints(color, n):
+    """n tints of one colour, light to full: one family of curves (exact laws in navy, chains
+    in orange), told apart by strength."""
+    rgb = np.array(to_rgb(color))
+    return [tuple(1 - f * (1 - rgb)) for f in np.linspace(0.4, 1.0, n)]
+
 
 # %% [markdown]
 # ## 1. The machine of Figure 5.3
@@ -92,6 +102,7 @@ print(f"Z = {np.exp(bmlab.log_partition(J)):.2f}")
 for label, e, pr in zip(state_labels(3), E, p, strict=True):
     print(f"  {label}   E = {e:+.1f}   p = {pr:.4f}")
 print(f"exact <s1 s2> = {exact_pair:.3f}")
+
 
 # %% [markdown]
 # ## 2. One spin at a time (Eq. 5.2)
@@ -120,12 +131,13 @@ def flip_probability(dE, beta):
 dE = np.linspace(-4, 4, 401)
 h = np.linspace(-2, 2, 401)
 fig, (ax_w, ax_p) = plt.subplots(1, 2, figsize=(9.0, 3.4))
-for b in [0.5, 1.0, 2.0, 5.0, np.inf]:
+betas_coin = [0.5, 1.0, 2.0, 5.0, np.inf]
+for b, color in zip(betas_coin, tints(bmlab.NAVY, len(betas_coin)), strict=True):
     lab = r"$\beta=\infty$" if b == np.inf else rf"$\beta={b:g}$"
-    ax_w.plot(dE, flip_probability(dE, b), label=lab)
-    ax_p.plot(h, flip_probability(-2 * h, b), label=lab)  # from s_k = -1 the flip costs -2h
+    ax_w.plot(dE, flip_probability(dE, b), color=color, label=lab)
+    ax_p.plot(h, flip_probability(-2 * h, b), color=color, label=lab)  # from -1 it costs -2h
 up = dE > 0
-ax_w.plot(dE[up], np.exp(-2.0 * dE[up]), ":", color="k", lw=1.2,
+ax_w.plot(dE[up], np.exp(-2.0 * dE[up]), ":", color=bmlab.GRAY, lw=1.5,
           label=r"$e^{-\beta\Delta E}$, $\beta=2$")
 ax_w.set(xlabel=r"energy change $\Delta E$ of the flip", ylabel=r"flip probability $w$",
          ylim=(-0.03, 1.03))
@@ -135,10 +147,9 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# **What to look for:** every curve passes through 1/2 at zero cost; the larger $\beta$, the closer
-# the coin comes
-# to the step function of the $\beta=\infty$ curve, and uphill flips never quite vanish at finite
-# $\beta$.
+# **What to look for:** every curve passes through 1/2 at zero cost; the larger $\beta$ (the
+# darker the navy), the closer the coin comes to the step function of the $\beta=\infty$
+# curve, and uphill flips never quite vanish at finite $\beta$.
 #
 # The cell below checks the two readings of the coin against each other at one temperature
 # ($\beta=1.3$, from either value of $s_k$) and that a very cold coin ($\beta=200$) is the
@@ -153,7 +164,8 @@ for s_k in (-1, 1):  # the redraw lands on -s_k with probability w(2 s_k h_k)
           f"{same}")
 hk = np.array([-0.7, -0.1, 0.1, 0.7])
 print("beta = 200 reproduces sign(h_k):",
-      np.allclose(sigma(2 * 200 * hk), (1 + np.sign(hk)) / 2, atol=1e-12))
+      np.allclose(sigma(2 * 200 * hk), (1 + np.sign(hk)) / 2, rtol=0, atol=1e-12))
+
 
 # %% [markdown]
 # **The chain, written out.** The loop below is the whole algorithm: pick a site, compute its
@@ -184,6 +196,7 @@ same = np.array_equal(chain, run.states[:, 0, :])
 print(f"reference agrees with bmlab (same random draws, identical states after each of "
       f"{n_updates} updates): {same}")
 
+
 # %% [markdown]
 # ## 3. Figure 5.3: one chain against the exact law
 #
@@ -207,11 +220,29 @@ plt.show()
 # **What to look for:** each orange bar about as tall as the navy bar beside it (the six
 # $E=-0.5$ states share one height), and the
 # running average ends near the dashed exact line while still wobbling.
+#
+# **How near is near?** Successive states of the chain are correlated, so a time average of
+# $n$ updates has the standard error $\sqrt{\operatorname{Var}(s_1s_2)\,\tau/n}$, where
+# $\tau=1+2\sum_{t\ge1}\rho(t)$ counts the updates per effectively independent sample
+# (Section 7b estimates it from a trace). On the triangle $\rho(t)$ is exact: with
+# $f=s_1s_2-\langle s_1s_2\rangle$ and $T$ the matrix of one random-site update (Section 4),
+# the covariance of $f$ at lag $t$ is $\sum_s p(s)\,f(s)\,(T^tf)(s)$.
 
 # %%
+T_update = bmlab.glauber_transition_matrix(J, beta=1.0)  # one random-site update (Section 4)
+f_pair = pair - exact_pair
+lag_cov = np.array([p @ (f_pair * (np.linalg.matrix_power(T_update, t) @ f_pair))
+                    for t in range(200)])  # exact covariance at lag t; negligible by t = 200
+tau_pair = 1 + 2 * lag_cov[1:].sum() / lag_cov[0]
+se_pair = np.sqrt(lag_cov[0] * tau_pair / n_updates)
+z_pair = (running[-1] - exact_pair) / se_pair
 print(f"chain estimate of <s1 s2> after 4000 sweeps: {running[-1]:.3f}   (exact {exact_pair:.3f})")
 print(f"total-variation distance, visits vs exact: {tv(visits, p):.3f}")
-print("chain within 0.05 of exact <s1 s2>:", abs(running[-1] - exact_pair) < 0.05)
+print(f"standard error of a time average over {n_updates} updates: {se_pair:.4f} "
+      f"(Var(s1 s2) = {lag_cov[0]:.3f}, tau = {tau_pair:.2f} updates, both exact)")
+print(f"chain minus exact: {running[-1] - exact_pair:+.3f} = {z_pair:+.1f} standard errors; "
+      f"within 4 standard errors: {abs(z_pair) < 4}")
+
 
 # %% [markdown]
 # ## 4. Detailed balance, checked exactly
@@ -249,6 +280,7 @@ for name, (Jm, th, b) in machines.items():
     print(f"{name}:")
     print(f"  w(s->s')/w(s'->s) = e^(-beta dE) for every single flip, to 1e-12: {rel_err < 1e-12}")
     print(f"  Boltzmann vector stationary, |pT - p| < 1e-14: {np.abs(pb @ T - pb).max() < 1e-14}")
+
 
 # %% [markdown]
 # ### 4b. The order of the updates
@@ -323,6 +355,7 @@ dE_single = [bmlab.energy(o * np.where(np.arange(3) == k, -1, 1), J) - bmlab.ene
 print("every single flip from the orbit lowers E by 2 (1e-12):",
       np.allclose(dE_single, -2.0, rtol=0, atol=1e-12))
 
+
 # %% [markdown]
 # ### 4c. Stationary is not enough: irreducibility and aperiodicity
 #
@@ -335,7 +368,10 @@ print("every single flip from the orbit lowers E by 2 (1e-12):",
 #
 # - **no aperiodicity:** the synchronous rule on the triangle, started at $-+-$, alternates
 #   between the period-2 orbit's two states for ever (and no move leaves the orbit). Its law
-#   never settles, while the random-site chain at $\beta=1$ from the same start forgets it;
+#   never settles. For contrast, a chain that has both properties: the random-site chain at
+#   $\beta=1$ from the same start forgets it (it differs from the synchronous rule in the
+#   order of the updates and in $\beta$; it shows what settling looks like, not which of the
+#   two causes the cycle);
 # - **no irreducibility:** greedy random-site updates on the *unfrustrated* triangle
 #   ($J_{13}=+0.5$) cannot leave $+++$ or $---$, where every flip costs energy. The
 #   limit then depends on the start, while the cold Boltzmann law puts weight $\tfrac12$ on
@@ -373,8 +409,8 @@ law_rs, law_sync = np.array(law_rs), np.array(law_sync)
 back = law_sync @ start  # probability of being at the start again
 print(f"synchronous, beta = inf, from {labels[2]}: p_t({labels[2]}) for t = 0..8 sweeps:",
       " ".join(f"{x:.0f}" for x in back[:9]))
-print(f"random-site, beta = 1, from {labels[2]}: TV to Boltzmann after 12 sweeps below 1e-12:",
-      tv(law_rs[-1], p) < 1e-12)
+print(f"random-site, beta = 1, from {labels[2]}: TV to Boltzmann after 12 sweeps below 1e-10:",
+      tv(law_rs[-1], p) < 1e-10)
 
 T_greedy = np.linalg.matrix_power(cold["greedy random-site, beta = inf, J13 = +0.5"], 3)
 greedy_starts = {"+++": 7, "+\u2212+": 5, "\u2212\u2212\u2212": 0}  # all_states codes
@@ -390,27 +426,27 @@ print("greedy, beta = inf, J13 = +0.5: p(+++) after 300 sweeps from "
 
 # %%
 t12 = np.arange(13)
-fig, (ax_a, ax_i) = plt.subplots(1, 2, figsize=(9.0, 3.4))
-ax_a.plot(t12, back, "o-", ms=4, color=bmlab.ORANGE, label=r"synchronous, $\beta=\infty$")
-ax_a.plot(t12, law_rs @ start, "s-", ms=4, color=bmlab.NAVY,
-          label=r"random site, $\beta=1$")
+SYNC = bmlab.plotting.EXTRA[1]  # the synchronous rule, a different algorithm: its own colour
+fig, (ax_a, ax_i) = plt.subplots(1, 2, figsize=(9.0, 3.9), layout="constrained")
+ax_a.plot(t12, back, "o-", ms=4, color=SYNC, label=r"synchronous, $\beta=\infty$")
+ax_a.plot(t12, law_rs @ start, "s-", ms=4, color=bmlab.NAVY, label=r"random site, $\beta=1$")
 ax_a.axhline(p @ start, color=bmlab.GRAY, ls="--", lw=1, label=r"Boltzmann, $\beta=1$")
 ax_a.set(xlabel="sweeps", ylabel=r"$p_t(-+-)$", title="aperiodicity fails: a cycle",
-         ylim=(-0.05, 1.75), yticks=[0, 0.5, 1])
-ax_a.legend(fontsize=8, loc="upper center", ncol=2)
-for c, name in enumerate(greedy_starts):
-    ax_i.plot(t12, law_greedy[name][:13, 7], "o-", ms=4, color=bmlab.plotting.PALETTE[c],
-              label=rf"start {name}, $\beta=\infty$")
+         ylim=(-0.05, 1.05), yticks=[0, 0.5, 1])
+ax_a.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
+for name, marker in zip(greedy_starts, "o^s", strict=True):  # one algorithm, three starts
+    ax_i.plot(t12, law_greedy[name][:13, 7], marker + "-", ms=5, color=bmlab.NAVY,
+              mfc="white", label=f"start {name}")
 ax_i.axhline(p_cold[7], color=bmlab.GRAY, ls="--", lw=1, label=r"Boltzmann, $\beta\to\infty$")
-ax_i.set(xlabel="sweeps", ylabel=r"$p_t(+++)$", title="irreducibility fails: stuck",
-         ylim=(-0.05, 1.75), yticks=[0, 0.5, 1])
-ax_i.legend(fontsize=8, loc="upper center", ncol=2)
-fig.tight_layout()
+ax_i.set(xlabel="sweeps", ylabel=r"$p_t(+++)$",
+         title=r"irreducibility fails: stuck (greedy, $\beta=\infty$)",
+         ylim=(-0.05, 1.05), yticks=[0, 0.5, 1])
+ax_i.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
 bmlab.save_figure(fig, "fig01_irreducible_aperiodic")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** left, the orange zigzag between 1 and 0 that never damps, beside the
+# **What to look for:** left, the red zigzag between 1 and 0 that never damps, beside the
 # navy curve settling on the dashed Boltzmann value; right, three starts, three different
 # limits, none of them the dashed $\tfrac12$.
 
@@ -443,15 +479,17 @@ for name, p0 in starts.items():
 
 # %%
 t_sweeps = np.arange(n_sw + 1)
-fig, (ax_tv, ax_avg) = plt.subplots(1, 2, figsize=(9.0, 3.6))
-for c, name in enumerate(starts):
-    color = bmlab.plotting.PALETTE[c]
-    ax_tv.semilogy(t_sweeps, tv_exact[name], color=color, label=f"start {name}")
-    ax_tv.semilogy(t_sweeps[1:], tv_chains[name], "o", ms=4, color=color, mfc="none")
+fig, (ax_tv, ax_avg) = plt.subplots(1, 2, figsize=(9.0, 3.6), layout="constrained")
+handles = []
+for name, ls, marker in zip(starts, ("-", "--", "-."), "os^", strict=True):
+    (exact_line,) = ax_tv.semilogy(t_sweeps, tv_exact[name], ls, color=bmlab.NAVY)
+    (chain_dots,) = ax_tv.semilogy(t_sweeps[1:], tv_chains[name], marker, ms=4,
+                                   color=bmlab.ORANGE, mfc="none", label=f"start {name}")
+    handles.append((exact_line, chain_dots))
 ax_tv.axhline(0.01, color=bmlab.GRAY, ls=":", lw=1)
 ax_tv.set(xlabel="sweeps", ylabel="TV distance to Boltzmann", ylim=(1e-4, 1.5),
-          title="exact (lines) and 20 000 chains (circles)")
-ax_tv.legend(fontsize=8)
+          title="exact (navy lines), 20 000 chains (orange)")
+ax_tv.legend(handles, [f"start {name}" for name in starts])
 X = ensemble["+++"].states
 ens_pair = (X[..., 0] * X[..., 1]).mean(axis=1)  # average over chains at each sweep
 laws = [np.eye(8)[7]]
@@ -461,33 +499,37 @@ laws = np.array(laws)
 ax_avg.semilogx(run.sweeps, running, color=bmlab.ORANGE, lw=1.2,
                 label="one chain, time average")
 shown = [0, 1, 2, 3, 5, 8, 11]  # sweeps 1, 2, 3, 4, 6, 9, 12: markers apart on the log axis
-ax_avg.semilogx(ensemble["+++"].sweeps[shown], ens_pair[shown], "s", ms=4, color=bmlab.NAVY,
+ax_avg.semilogx(ensemble["+++"].sweeps[shown], ens_pair[shown], "s", ms=4, color=bmlab.ORANGE,
                 label="20 000 chains, average at sweep t")
 ax_avg.semilogx(np.arange(1, 41), laws[1:] @ pair, color=bmlab.NAVY, lw=1,
                 label=r"exact mean of $s_1 s_2$ at sweep t")
 ax_avg.axhline(exact_pair, color=bmlab.GRAY, ls="--", lw=1.2)
 ax_avg.set(xlabel="sweeps", ylabel=r"estimate of $\langle s_1 s_2\rangle$", ylim=(-0.7, 1.05),
            title="time average vs ensemble average")
-ax_avg.legend(fontsize=8)
-fig.tight_layout()
+ax_avg.legend()
 bmlab.save_figure(fig, "fig01_tv_convergence")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** straight lines on the log scale (geometric convergence) for every start and,
-# on the right, navy squares on the exact curve within a few sweeps while the orange time average
-# lags.
+# **What to look for:** straight navy lines on the log scale (geometric convergence) for every
+# start, with the orange markers of the chains on them down to the dotted noise floor; on the
+# right, the orange squares of the ensemble on the navy exact curve within a few sweeps, while
+# the orange time average of one chain lags.
 
 # %%
 for name in starts:
-    print(f"start {name:>6}: exact TV after 1 sweep {tv_exact[name][1]:.3f}, after {n_sw} "
-          f"below 1e-3: {tv_exact[name][-1] < 1e-3};  20 000 chains after {n_sw}: "
-          f"{tv_chains[name][-1]:.3f}")
-lag = np.abs(running - exact_pair) > 0.05  # the time average still off by more than 0.05
-print(f"ensemble average within 0.02 of exact from sweep "
-      f"{ensemble['+++'].sweeps[np.argmax(np.abs(ens_pair - exact_pair) < 0.02)]:.0f}; "
-      f"one chain's time average last off by more than 0.05 at sweep "
+    reached = np.argmax(tv_exact[name] < 1e-3)  # threshold: a first passage (sweep 0 included)
+    print(f"start {name:>6}: exact TV after 1 sweep {tv_exact[name][1]:.3f}, first below 1e-3 "
+          f"at sweep {reached};  20 000 chains after {n_sw}: {tv_chains[name][-1]:.3f}")
+exact_t = laws[1 : n_sw + 1] @ pair  # exact mean of s1 s2 at sweeps 1..12 from +++
+z_t = (ens_pair - exact_t) / np.sqrt((1 - exact_t**2) / 20000)  # s1 s2 = ±1: Var = 1 - mean²
+near = np.argmax(np.abs(exact_t - exact_pair) < 0.02)  # threshold: a first passage
+lag = np.abs(running - exact_pair) > 0.05  # threshold: the time average still off by 0.05
+print(f"exact mean within 0.02 of <s1 s2> from sweep {near + 1}; the 20 000 chains' average "
+      f"off it by at most {np.abs(z_t).max():.1f} standard errors over the {n_sw} sweeps")
+print(f"one chain's time average last off by more than 0.05 at sweep "
       f"{run.sweeps[np.nonzero(lag)[0][-1]]:.0f}")
+
 
 # %% [markdown]
 # Every start is forgotten geometrically fast. The six ground states are equivalent by
@@ -605,6 +647,7 @@ for n in (12, N_FM):  # 12: the live panel of Section 8
           f"two peaks from beta = {first:.2f} on"
           f" (steps of 0.05; a single switch: {not all(dip) and all(dip[np.argmax(dip):])})")
 
+
 # %% [markdown]
 # We run 8 chains of 1500 sweeps from random starts at several $\beta$ and count how often $m$
 # changes sign. These chains use *sequential* sweeps (sites $1,\dots,N$ in turn): every
@@ -633,32 +676,31 @@ residence = np.array(residence)
 m_avg = np.array(m_avg)
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(11.0, 3.4))
-for b, color in ((0.6, bmlab.ORANGE), (1.0, bmlab.GRAY), (1.5, bmlab.NAVY)):
+fig, axes = plt.subplots(1, 3, figsize=(11.0, 4.0), layout="constrained")
+below = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.22)}  # legends under the axes
+for b, color in zip((0.6, 1.0, 1.5), tints(bmlab.NAVY, 3), strict=True):
     axes[0].plot(levels, p_m[b], "o-", ms=3, color=color, label=rf"$\beta={b}$")
-top = 1.45 * max(p_m[b].max() for b in (0.6, 1.0, 1.5))  # room above the curves for the legend
-axes[0].set(xlabel="magnetisation $m$", ylabel="exact $p(m)$", title=f"exact law, N={N_FM}",
-            ylim=(-0.03 * top, top))
-axes[0].legend(fontsize=8, loc="upper center", ncol=3)
-for b, color in ((0.6, bmlab.ORANGE), (1.8, bmlab.NAVY)):
-    axes[1].plot(np.arange(1, 301), traces[b][:300, 0], color=color, lw=1, label=rf"$\beta={b}$")
-axes[1].set(xlabel="sweeps", ylabel="magnetisation $m$", ylim=(-1.05, 1.6),
-            yticks=[-1, -0.5, 0, 0.5, 1], title="one chain, first 300 sweeps")
-axes[1].legend(fontsize=8, loc="upper center", ncol=2)
+axes[0].set(xlabel="magnetisation $m$", ylabel="exact $p(m)$", title=f"exact law, N={N_FM}")
+axes[0].legend(ncol=3, **below)
+for b, color in zip((0.6, 1.8), tints(bmlab.ORANGE, 2), strict=True):
+    axes[1].plot(np.arange(1, 301), traces[b][:300, 0], color=color, lw=1,
+                 label=rf"chain, $\beta={b}$")
+axes[1].set(xlabel="sweeps", ylabel="magnetisation $m$", ylim=(-1.05, 1.05),
+            title="one chain, first 300 sweeps")
+axes[1].legend(ncol=2, **below)
 for c in range(m_avg.shape[1]):
     axes[2].plot(betas_fm, m_avg[:, c], "o", ms=3, color=bmlab.ORANGE, alpha=0.7)
 axes[2].axhline(0.0, color=bmlab.NAVY, ls="--", lw=1.2, label=r"exact $\langle m\rangle=0$")
 axes[2].set(xlabel=r"$\beta$", ylabel=r"chain estimate of $\langle m\rangle$",
             ylim=(-1.05, 1.05), title=f"8 chains \u00d7 {n_sweeps_fm} sweeps")
-axes[2].legend(fontsize=8)
-fig.tight_layout()
+axes[2].legend(**below)
 bmlab.save_figure(fig, "fig01_ferromagnet_trapping")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** left, one bump at $\beta=0.6$ and two at $\beta=1.5$; middle, the cold chain
-# stays on one
-# side; right, the chain estimates fan out away from the exact 0 as $\beta$ grows.
+# **What to look for:** left, one bump at $\beta=0.6$ (lightest) and two at $\beta=1.5$
+# (darkest); middle, the cold chain (dark orange) stays on one side; right, the chain
+# estimates fan out away from the exact 0 as $\beta$ grows.
 
 # %%
 print(" beta   mean sweeps per basin   spread of chain estimates of <m>")
@@ -683,14 +725,13 @@ print(f"residence time grows by a factor e^({growth:.1f} * dbeta) between beta =
 # %%
 betas_grid = np.linspace(0.5, 2.0, 13)
 fig, ax = plt.subplots(figsize=(5.0, 3.4))
-for c, n_small in enumerate((4, 6, 8)):
+for n_small, color in zip((4, 6, 8), tints(bmlab.NAVY, 3), strict=True):
     Jn = np.full((n_small, n_small), 1 / n_small)
     np.fill_diagonal(Jn, 0.0)
     t_rel_n = [1 / (1 - spectrum(bmlab.glauber_transition_matrix(Jn, beta=b),
                                  bmlab.boltzmann_probs(Jn, beta=b))[1]) / n_small
                for b in betas_grid]
-    ax.semilogy(betas_grid, t_rel_n, color=bmlab.plotting.PALETTE[(c + 2) % 7], lw=1.2,
-                label=f"N={n_small}")
+    ax.semilogy(betas_grid, t_rel_n, color=color, lw=1.5, label=f"N={n_small}")
     rate = np.log(t_rel_n[-1] / t_rel_n[-5]) / (betas_grid[-1] - betas_grid[-5])
     print(f"N = {n_small}: t_rel grows like e^({rate:.1f} beta) between beta = "
           f"{betas_grid[-5]:.1f} and {betas_grid[-1]:.1f}")
@@ -698,9 +739,10 @@ ax.set(xlabel=r"$\beta$", ylabel=r"exact $t_\mathrm{rel}$ [sweeps]",
        title="random-site dynamics, exact")
 ax.set_yticks([2, 5, 10, 20, 50], ["2", "5", "10", "20", "50"])  # plain numbers on the log axis
 ax.yaxis.set_minor_formatter(plt.NullFormatter())
-ax.legend(fontsize=8)
+ax.legend()
 fig.tight_layout()
 plt.show()
+
 
 # %% [markdown]
 # **What to look for:** curves that bend upwards at small $\beta$ and straighten on the log
@@ -773,23 +815,21 @@ print("autocorrelation averages over the n - t pairs at every lag of a 40-sweep 
 samples = n_sweeps_sg / tau_q  # effectively independent samples per trace
 reliable = window & (samples >= 20)  # enough of them to trust tau itself
 rough = window & ~reliable
-fig, (ax_tau, ax_err) = plt.subplots(1, 2, figsize=(9.0, 3.4))
+fig, (ax_tau, ax_err) = plt.subplots(1, 2, figsize=(9.0, 4.0), layout="constrained")
 ax_tau.semilogy(betas_sg[reliable], tau_q[reliable], "o-", color=bmlab.ORANGE,
                 label=r"$\tau_\mathrm{int}$ of overlap $q$")
 ax_tau.semilogy(betas_sg[rough], tau_q[rough], "o", mfc="none", color=bmlab.ORANGE,
                 label=r"fewer than 20 $\tau$ in the trace")
-ax_tau.semilogy(betas_sg[~window], tau_q[~window], "^", mfc="none", color=bmlab.NAVY,
+ax_tau.semilogy(betas_sg[~window], tau_q[~window], "^", mfc="none", color=bmlab.ORANGE,
                 label="no window: lower bound")
-ax_tau.axhline(n_sweeps_sg, color=bmlab.GRAY, ls=":", lw=1)
-ax_tau.set(xlabel=r"$\beta$", ylabel="sweeps", title="autocorrelation time",
-           ylim=(1, 3e5))  # room above the dotted trace length for the legend
-ax_tau.legend(fontsize=8, loc="upper left")
-ax_err.plot(betas_sg, err_m, "o-", color=bmlab.NAVY, label=r"$\langle s_i\rangle$")
-ax_err.plot(betas_sg, err_C, "s-", color=bmlab.ORANGE, label=r"$\langle s_i s_j\rangle$")
+ax_tau.axhline(n_sweeps_sg, color=bmlab.GRAY, ls=":", lw=1, label="length of the trace")
+ax_tau.set(xlabel=r"$\beta$", ylabel="sweeps", title="autocorrelation time", ylim=(1, 1e4))
+fig.legend(*ax_tau.get_legend_handles_labels(), loc="outside lower left", ncol=2)
+ax_err.plot(betas_sg, err_m, "o-", color=bmlab.ORANGE, label=r"$\langle s_i\rangle$")
+ax_err.plot(betas_sg, err_C, "s--", color=bmlab.ORANGE, label=r"$\langle s_i s_j\rangle$")
 ax_err.set(xlabel=r"$\beta$", ylabel="rms error vs exact",
            title=f"one chain, {n_sweeps_sg} sweeps")
-ax_err.legend(fontsize=8)
-fig.tight_layout()
+ax_err.legend(loc="upper left")
 bmlab.save_figure(fig, "fig01_spin_glass_mixing")
 plt.show()
 
@@ -808,6 +848,7 @@ print("Sokal's window closes, with at least 20 tau per trace, up to beta = "
       f"{betas_sg[reliable].max():.2f}; window closes at beta = 2: {window[6]}, "
       f"with {samples[6]:.0f} tau per trace")
 print(f"rms error of <s_i>: {min(err_m):.2f} to {max(err_m):.2f}")
+
 
 # %% [markdown]
 # Between $\beta=0.4$ and $\beta=1.5$ the autocorrelation time of the overlap grows more
@@ -869,13 +910,16 @@ run_pt = bmlab.parallel_tempering(J_sg, theta_sg, betas=betas_pt, n_sweeps=300,
 print("reference agrees with bmlab (same random draws, identical coldest replica after each of "
       f"300 sweeps): {np.array_equal(chain_pt, run_pt.states[:, 0])}")
 
+
 # %% [markdown]
 # **Graded exactly.** Back to the ferromagnet of Section 7a, now with $N=14$ and at
 # $\beta=3$, deep in the two-basin regime. Eight plain Glauber chains and eight parallel
 # tempering chains (12 temperatures from $\beta=0.4$ to 3, spaced geometrically) each run
-# 3000 sweeps from random starts; we compare every chain's histogram of $m$ with the exact law
-# from enumerating the $2^{14}$ states. Then the spin glass of Section 7b at $\beta=3$, where
-# the exact law of its overlap $q$ with the ground state plays the role of $p(m)$.
+# 3000 sweeps from random starts; we compare every chain's histogram of $m$ (counted as the
+# number of $+1$ spins, which fixes $m$) with the exact law from enumerating the $2^{14}$
+# states. Then the spin glass of Section 7b at $\beta=3$, where the exact law of its overlap
+# $q$ with the ground state (counted as the number of spins that agree with it) plays the
+# role of $p(m)$.
 
 # %%
 def chain_tvs(values, p_exact):
@@ -891,12 +935,14 @@ ladder = np.geomspace(0.4, BETA_PT, 12)
 up = (bmlab.all_states(N_PT) > 0).sum(axis=1)  # number of +1 spins, m = 2 up / N - 1
 agree = ((bmlab.all_states(N_SG) @ ground + N_SG) // 2).astype(int)  # spins agreeing with s*
 systems = {  # name: (J, theta, observable of a ±1 state array as integers 0..N, its exact law)
-    "ferromagnet, law of m": (J_pt, np.zeros(N_PT), lambda X: (X > 0).sum(axis=-1),
-                              np.bincount(up, weights=bmlab.boltzmann_probs(J_pt, beta=BETA_PT))),
-    "spin glass, law of q": (J_sg, theta_sg, lambda X: ((X.astype(float) @ ground + N_SG) // 2)
-                             .astype(int), np.bincount(agree, weights=bmlab.boltzmann_probs(
-                                 J_sg, theta_sg, BETA_PT), minlength=N_SG + 1)),
+    "ferromagnet": (J_pt, np.zeros(N_PT), lambda X: (X > 0).sum(axis=-1),
+                    np.bincount(up, weights=bmlab.boltzmann_probs(J_pt, beta=BETA_PT))),
+    "spin glass": (J_sg, theta_sg, lambda X: ((X.astype(float) @ ground + N_SG) // 2).astype(int),
+                   np.bincount(agree, weights=bmlab.boltzmann_probs(J_sg, theta_sg, BETA_PT),
+                               minlength=N_SG + 1)),
 }
+observed = {"ferromagnet": "number of +1 spins (fixes m)",
+            "spin glass": "spins agreeing with the ground state (fixes q)"}
 graded = {}
 for name, (Jx, thx, obs, p_obs) in systems.items():
     plain = bmlab.glauber_run(Jx, thx, beta=BETA_PT, n_chains=8, n_sweeps=3000, order="sequential",
@@ -904,42 +950,45 @@ for name, (Jx, thx, obs, p_obs) in systems.items():
     tempered = bmlab.parallel_tempering(Jx, thx, betas=ladder, n_sweeps=3000, n_chains=8, rng=rng)
     graded[name] = p_obs, obs(plain.states), obs(tempered.states)
     tv_plain, tv_pt = chain_tvs(graded[name][1], p_obs), chain_tvs(graded[name][2], p_obs)
-    print(f"{name}: mean TV of one chain to the exact law, plain Glauber {tv_plain.mean():.2f}, "
-          f"parallel tempering {tv_pt.mean():.2f}")
-    print(f"  TV < 0.06: {tv_pt.mean() < 0.06}   (swap rates {tempered.swap_rates.min():.2f}"
+    print(f"{name}, law of the {observed[name]}: mean TV of one chain to the exact law, "
+          f"plain Glauber {tv_plain.mean():.2f} (per chain {tv_plain.min():.2f} to "
+          f"{tv_plain.max():.2f}), parallel tempering {tv_pt.mean():.3f}")
+    print(f"  standard error of the tempering mean over the 8 chains: "
+          f"{tv_pt.std(ddof=1) / np.sqrt(8):.3f}   (swap rates {tempered.swap_rates.min():.2f}"
           f" to {tempered.swap_rates.max():.2f})")
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(10.0, 3.4))
+TEMPERING = bmlab.plotting.EXTRA[0]  # parallel tempering, a different algorithm: its own colour
+fig, axes = plt.subplots(1, 2, figsize=(10.0, 3.8), layout="constrained")
 for ax, (name, (p_obs, v_plain, v_pt)) in zip(axes, graded.items(), strict=True):
     x = np.arange(len(p_obs))
+    shown = [np.bincount(v[:, 0], minlength=len(x)) / len(v) for v in (v_plain, v_pt)]
     ax.bar(x - 0.28, p_obs, 0.28, color=bmlab.NAVY, label="exact")
-    ax.bar(x, np.bincount(v_plain[:, 0], minlength=len(x)) / len(v_plain), 0.28,
-           color=bmlab.GRAY, label="one plain Glauber chain")
-    ax.bar(x + 0.28, np.bincount(v_pt[:, 0], minlength=len(x)) / len(v_pt), 0.28,
-           color=bmlab.ORANGE, label="one parallel tempering chain")
-    ax.set(xlabel="+1 spins" if "m" in name[-1] else "spins agreeing with the ground state",
-           ylabel="probability", title=rf"{name}, $\beta=3$, 3000 sweeps")
+    ax.bar(x, shown[0], 0.28, color=bmlab.ORANGE, label="one plain Glauber chain")
+    ax.bar(x + 0.28, shown[1], 0.28, color=TEMPERING, label="one parallel tempering chain")
+    ax.set(xlabel=observed[name].split(" (")[0], ylabel="probability",
+           title=rf"{name}, $\beta=3$, 3000 sweeps")
     ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True))
-    ax.set_ylim(0, 1.5 * ax.get_ylim()[1])  # room above the bars for the legend
-    ax.set_yticks([t for t in ax.get_yticks() if t <= 1])  # probabilities: no tick above 1
-    ax.legend(fontsize=8, loc="upper left")
-fig.tight_layout()
+    print(f"{name}: TV to the exact law of the chains shown, plain Glauber "
+          f"{tv(shown[0], p_obs):.2f}, parallel tempering {tv(shown[1], p_obs):.2f}")
+fig.legend(*axes[0].get_legend_handles_labels(), loc="outside upper center", ncol=3)
 bmlab.save_figure(fig, "fig01_parallel_tempering")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** on the left, grey bars on one side only, orange bars on both sides
-# matching the navy exact ones; on the right, grey bars off the navy ones at both ends, orange
-# bars on them.
+# **What to look for:** on the left, orange bars (plain Glauber) on one side only, green bars
+# (tempering) on both sides matching the navy exact ones; on the right, orange bars off the
+# navy ones at both ends, green bars on them.
 #
 # Each plain chain reports only the basin it started in (mean TV 0.50 on the ferromagnet:
 # half of the exact law is missing), while the coldest replicas of the tempering chains visit
-# both basins in nearly the right proportions (mean TV 0.02). On the spin glass the plain
-# chains stay near the local minimum they fell into; tempering recovers the exact law of $q$
-# to a mean TV of 0.03. The price is $K=12$ replicas per chain. Below, a slider for the number
-# of temperatures on a 12-spin ferromagnet: start from one temperature (plain Glauber), add
-# more, and watch the swap rates and whether the coldest replica crosses between the basins.
+# both basins in nearly the right proportions (mean TV 0.020, standard error 0.005). On the
+# spin glass each plain chain shares its time between the ground state ($q$ near 1) and its
+# mirror image ($q$ near $-1$) in proportions of its own (TV 0.10 to 0.28 per chain);
+# tempering recovers the exact law of $q$ to a mean TV of 0.028 (standard error 0.005). The
+# price is $K=12$ replicas per chain. Below, a slider for the number of temperatures on a
+# 12-spin ferromagnet: start from one temperature (plain Glauber), add more, and watch the
+# swap rates and whether the coldest replica crosses between the basins.
 
 # %% tags=["nbval-ignore-output"]
 from bmlab.widgets.glauber import tempering_panel
@@ -985,7 +1034,7 @@ basins
 # they hold as the temperature drops? Then compute $p(+{+}{+})$ at $\beta=2$ (Section 6 says
 # two ways to do it) and compare with the live panel. *Your answer:* $p(+{+}{+})$ at
 # $\beta=2$, to 3 decimals.
-# [worked solution](solutions/01_glauber_convergence_solutions.ipynb#Exercise-1)
+# [worked solution](solutions/01_solutions.ipynb#cell-id=Exercise-1)
 
 # %%
 my_answer = None  # p(+++) for J13 = +0.5 at beta = 2, to 3 decimals
@@ -997,7 +1046,7 @@ bmlab.check("01.1", my_answer)
 # $\beta$: which states keep weight as $\beta\to\infty$, and what is $s_1s_2$ on them? Then
 # find the smallest $\beta$ at which $\langle s_1 s_2\rangle$ is within 0.001 of that limit.
 # *Your answer:* that $\beta$, to 2 decimals.
-# [worked solution](solutions/01_glauber_convergence_solutions.ipynb#Exercise-2)
+# [worked solution](solutions/01_solutions.ipynb#cell-id=Exercise-2)
 
 # %%
 my_answer = None  # smallest beta with <s1 s2> within 0.001 of its cold limit, to 2 decimals
@@ -1008,7 +1057,7 @@ bmlab.check("01.2", my_answer)
 # Section 5 to guarantee a total-variation distance of at most 0.01 from any start. How many
 # sweeps does it promise, and how many are actually needed? Which ingredient of the bound
 # makes it loose here? *Your answer:* the promised number of sweeps, to 1 decimal.
-# [worked solution](solutions/01_glauber_convergence_solutions.ipynb#Exercise-3)
+# [worked solution](solutions/01_solutions.ipynb#cell-id=Exercise-3)
 
 # %%
 my_answer = None  # sweeps guaranteed by the spectral bound at beta = 2, eps = 0.01, to 1 decimal

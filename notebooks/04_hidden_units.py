@@ -6,8 +6,9 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (bmlab)
 #     language: python
 #     name: python3
 # ---
@@ -29,7 +30,8 @@
 # - where that power comes from: summing out a hidden unit creates interactions of order
 #   three, four, ... among the visibles (Section 4);
 # - the two prices: a clamped phase that needs $p(h\mid v)$, cheap only in a *restricted*
-#   machine (Section 5), and a log-likelihood that is no longer concave (Section 6);
+#   machine (Section 5), and a log-likelihood that is no longer concave, with local maxima
+#   below the best one (Section 6);
 # - Figure 5.4, redrawn (Section 7).
 #
 # **What it assumes**
@@ -109,9 +111,9 @@ Z_v = np.array([sum(np.exp(-energy(np.concatenate([v, h]))) for h in H) for v in
 p_v = machine.prob_visible(params)  # bmlab: row sums of p(v, h)
 
 Z = np.exp(bmlab.log_partition(J, theta))
-print("sum_v Z(v) = Z:          ", np.isclose(Z_v.sum(), Z, rtol=1e-12))
-print("Z(v) / Z = p(v) of bmlab:", np.allclose(Z_v / Z_v.sum(), p_v, atol=1e-14))
-print("p(v) sums to 1:          ", np.isclose(p_v.sum(), 1.0, atol=1e-12))
+print("sum_v Z(v) = Z (relative 1e-12):", np.isclose(Z_v.sum(), Z, rtol=1e-12, atol=0))
+print("Z(v) / Z = p(v) of bmlab (1e-12):", np.allclose(Z_v / Z_v.sum(), p_v, rtol=0, atol=1e-12))
+print("p(v) sums to 1 (1e-12):          ", np.isclose(p_v.sum(), 1.0, rtol=0, atol=1e-12))
 print()
 print(" v      F(v)    p(v)")
 for label, F, p in zip(state_labels(3), -np.log(Z_v), p_v, strict=True):
@@ -193,8 +195,8 @@ eq54 = some_data.T @ some_data / len(some_data) - corr_model
 np.fill_diagonal(eq54, 0.0)
 print(
     "no hidden units: gradient = Eq. 5.4 (data minus model) to 1e-12:",
-    np.allclose(g0["J"], eq54, atol=1e-12)
-    and np.allclose(g0["theta"], some_data.mean(axis=0) - mean_model, atol=1e-12),
+    np.allclose(g0["J"], eq54, rtol=0, atol=1e-12)
+    and np.allclose(g0["theta"], some_data.mean(axis=0) - mean_model, rtol=0, atol=1e-12),
 )
 
 # %% [markdown]
@@ -223,6 +225,7 @@ print(
 )
 
 LR, MOMENTUM = 0.3, 0.9
+RESTRICTED = bmlab.plotting.EXTRA[0]  # the restricted machine's colour in every figure below
 
 
 def fit_from_starts(m, data, starts, n_steps):
@@ -267,12 +270,12 @@ print("hidden units:        ", "  ".join(f"{k:5d}" for k in hidden_counts))
 for restricted, label in ((False, "general"), (True, "restricted")):
     print(f"KL, {label:11s}      ", "  ".join(f"{kl:5.3f}" for kl in best_kl[restricted]))
 for restricted, label in ((False, "general"), (True, "restricted")):
-    fewest = int(np.argmax(best_kl[restricted] < 0.01))
+    fewest = int(np.argmax(best_kl[restricted] < 0.01))  # threshold: "good fit", a category
     print(f"{label}: fewest hidden units with KL < 0.01: {fewest}")
 
 fig, ax = plt.subplots(figsize=(6, 3.4), layout="constrained")
 ax.plot(hidden_counts, best_kl[False], "o-", color=bmlab.NAVY, label="general")
-ax.plot(hidden_counts, best_kl[True], "s-", color=bmlab.ORANGE, label="restricted")
+ax.plot(hidden_counts, best_kl[True], "s-", color=RESTRICTED, label="restricted")
 ax.axhline(np.log(2), color=bmlab.GRAY, ls="--", lw=1)
 ax.text(4, np.log(2) * 1.15, "log 2: best fully visible machine", color=bmlab.GRAY,
         ha="right", fontsize=9)
@@ -286,9 +289,10 @@ ax.set_title("3-bit parity, exact training, best of 3 starts")
 ax.legend(loc="upper right", bbox_to_anchor=(1.0, 0.88))
 plt.show()
 
+
 # %% [markdown]
 # **What to look for:** both curves start on the dashed $\log 2$ line; the navy one falls below
-# the dotted 0.01 line at one hidden unit, the orange one only at three.
+# the dotted 0.01 line at one hidden unit, the green one only at three.
 #
 # With no hidden units both machines stay at $\log 2$ (the restricted one then has no
 # couplings at all, only biases). One hidden unit is enough for the general machine, whose
@@ -370,11 +374,7 @@ labels = [
 ]
 order_of = np.argsort(orders, kind="stable")[1:]  # skip the constant (it holds -log Z)
 fig, ax = plt.subplots(figsize=(6, 3), layout="constrained")
-ax.bar(
-    range(7),
-    c_fit[order_of],
-    color=[bmlab.ORANGE if orders[a] == 3 else bmlab.NAVY for a in order_of],
-)
+ax.bar(range(7), c_fit[order_of], color=bmlab.NAVY)  # the model's coefficients
 ax.set_xticks(range(7), [labels[a] for a in order_of])
 ax.axhline(0, color="k", lw=0.6)
 ax.set_ylabel(r"coefficient $c_A$ in $\log p(v)$")
@@ -382,8 +382,8 @@ ax.set_title("trained machine on 3-bit parity: multi-spin terms")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** the orange three-body bar dwarfs the navy one- and two-body bars:
-# the fit put parity into the $v_1v_2v_3$ term alone.
+# **What to look for:** the three-body bar, $v_1v_2v_3$ on the right, dwarfs the one- and
+# two-body bars: the fit put parity into that term alone.
 
 # %% [markdown]
 # ## 5 · The price: a second hard expectation
@@ -437,7 +437,7 @@ clamped_vh = D3.T @ np.tanh(D3 @ W + b) / len(D3)  # <v_i h_j>_clamped, one line
 enumerated = D3.T @ (cond_r[bmlab.state_codes(D3)] @ H_all) / len(D3)  # sum over all 2^N_h h
 print(
     "one-line clamped phase = enumeration over all 2^N_h hidden states:",
-    np.allclose(clamped_vh, enumerated, atol=1e-13),
+    np.allclose(clamped_vh, enumerated, rtol=0, atol=1e-13),
 )
 
 # %% [markdown]
@@ -471,8 +471,8 @@ L_D3 = rbm_3.metrics(D3)["log_likelihood"]
 L_swap, L_flip = along(L_D3, start, swapped, t), along(L_D3, start, flipped, t)
 L_end = L_D3(start)
 print(
-    "same L at both ends (both relabelled copies):",
-    np.isclose(L_end, L_D3(swapped), atol=1e-12) and np.isclose(L_end, L_D3(flipped), atol=1e-12),
+    "same L at both ends (both relabelled copies, 1e-12):",
+    abs(L_end - L_D3(swapped)) < 1e-12 and abs(L_end - L_D3(flipped)) < 1e-12,
 )
 for name, curve in (("swap h1 <-> h2", L_swap), ("flip the sign of h1", L_flip)):
     dip = L_end - curve[30]
@@ -490,14 +490,14 @@ print(
 )
 
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.4), layout="constrained")
-ax1.plot(t, L_swap, color=bmlab.NAVY, label="swap two hidden units")
-ax1.plot(t, L_flip, color=bmlab.ORANGE, label="flip one hidden unit")
+ax1.plot(t, L_swap, color=RESTRICTED, label="restricted, swap two hidden units")
+ax1.plot(t, L_flip, "--", color=RESTRICTED, label="restricted, flip one hidden unit")
 ax1.axvline(0, color=bmlab.GRAY, lw=0.8)
 ax1.axvline(1, color=bmlab.GRAY, lw=0.8)
 ax1.set_xlabel("t  (0: trained machine, 1: its relabelled copy)")
 ax1.set_ylabel("L, nats")
-ax1.set_title("with hidden units: two peaks, a valley")
-ax1.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2)
+ax1.set_title("restricted machine: two peaks, a valley")
+ax1.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22))
 ax2.plot(t, L_fv, color=bmlab.NAVY)
 ax2.set_xlabel("t  (between two random parameter points)")
 ax2.set_title("fully visible: concave (notebook 03)")
@@ -509,25 +509,90 @@ plt.show()
 #
 # A machine with $N_h$ hidden units has up to $N_h!\,2^{N_h}$ equivalent copies of each
 # solution (relabellings and sign flips), so its landscape has many equally good peaks with
-# valleys between them. Gradient ascent still climbs one of them, but "every local maximum is
-# global" no longer holds: different starts can stop at different heights. The restricted
-# machine with one hidden unit shows it; here it is trained from 10 starts:
+# valleys between them. Equal peaks do no harm. But $L$ can also have peaks that are *lower*
+# than the best one, where gradient ascent stops for good: "every local maximum is global"
+# no longer holds. The restricted machine with one hidden unit shows it. First, 10 starts:
 
 # %%
 restricted_1 = HiddenMachine(3, 1, restricted=True)
 runs, kls = fit_from_starts(restricted_1, D3, starts=10, n_steps=STEPS)
 print("restricted, 1 hidden unit, final KL of 10 starts:", *[f"{x:.3f}" for x in np.sort(kls)])
-stuck = [run.params for run, kl in zip(runs, kls, strict=True) if abs(kl - np.log(2)) < 1e-3]
-g_stuck = [restricted_1.gradient(D3)(p, None) for p in stuck]
-print(
-    f"starts that stopped at KL = log 2: {len(stuck)} of 10; gradient there below 1e-4:",
-    all(np.abs(g[key]).max() < 1e-4 for g in g_stuck for key in g),
-)
+stalled = np.flatnonzero(np.abs(kls - np.log(2)) < 1e-3)
+print(f"starts that stopped at KL = log 2: {len(stalled)} of 10")
+
 
 # %% [markdown]
-# The starts stuck at $\log 2$ stopped where the gradient vanishes, with a fit no better than
-# the fully visible machine's. That spread is why every fit above keeps the best of several
-# starts.
+# Those starts are no better than a fully visible machine. Are they on a peak, or only
+# stalled on a slope? Three exact checks at each of them, in the seven parameters
+# $(a_1, a_2, a_3, b, w_1, w_2, w_3)$ of this machine: the gradient, after a few steps of
+# Newton's method have taken the end of training onto the point where it vanishes; the
+# curvature there, i.e. the eigenvalues of the Hessian of $L$ (by central differences of
+# the exact gradient); and $L$ itself, against the best of the 10 starts.
+
+# %%
+def as_vector(p):
+    """The parameters of restricted_1 as one vector (a1, a2, a3, b, w1, w2, w3)."""
+    return np.concatenate([p["theta"], p["J"][:3, 3]])
+
+
+def as_params(x):
+    """The parameter dict of restricted_1 from the vector (a1, a2, a3, b, w1, w2, w3)."""
+    J_1 = np.zeros((4, 4))
+    J_1[:3, 3] = J_1[3, :3] = x[4:]
+    return {"J": J_1, "theta": x[:4].copy()}
+
+
+def derivative(f, x, step=1e-4):
+    """Central differences of f at x; row k is df/dx_k."""
+    return np.array([(f(x + step * e) - f(x - step * e)) / (2 * step) for e in np.eye(len(x))])
+
+
+def slope(x):
+    """The exact gradient of L (clamped minus model) as a vector."""
+    return as_vector(restricted_1.gradient(D3)(as_params(x), None))
+
+
+def p_visible(x):
+    return restricted_1.prob_visible(as_params(x))
+
+
+L_1 = restricted_1.metrics(D3)["log_likelihood"]
+best_L = max(L_1(run.params) for run in runs)
+def hessian(x):
+    H = derivative(slope, x)
+    return (H + H.T) / 2
+
+
+for k in stalled:
+    x = as_vector(runs[k].params)
+    trained = np.abs(slope(x)).max()
+    for _ in range(3):  # Newton steps; the pseudo-inverse, since the Hessian is singular here
+        x = x - np.linalg.pinv(hessian(x), rcond=1e-6, hermitian=True) @ slope(x)
+    L_k, i = L_1(as_params(x)), np.argmax(np.abs(x[4:]))  # i: the one coupling kept
+    lam, U = np.linalg.eigh(hessian(x))
+    zero = np.abs(lam) < 1e-6
+    curved, flat = lam[~zero], U[:, zero]  # flat: directions of zero curvature
+    unchanged = np.abs(flat.T @ derivative(p_visible, x)).max() < 1e-6
+    print(f"start {k + 1}: hidden unit coupled to v{i + 1} only (w{i + 1} = {x[4 + i]:+.2f}; "
+          f"the other two below 1e-8: {np.abs(np.delete(x[4:], i)).max() < 1e-8})")
+    print(f"  max |gradient| after training below 1e-8: {trained < 1e-8}, "
+          f"after 3 Newton steps below 1e-12: {np.abs(slope(x)).max() < 1e-12}")
+    print(f"  Hessian: {len(curved)} eigenvalues from {curved.min():.2f} to {curved.max():.2f}, "
+          f"{flat.shape[1]} zero (below 1e-6); p(v) unchanged along those (1e-6): {unchanged}")
+    print(f"  L = {L_k:.3f} = log(1/8) to 1e-12: {abs(L_k + 3 * np.log(2)) < 1e-12}; "
+          f"best start: L = {best_L:.3f}, higher by {best_L - L_k:.3f}")
+
+# %% [markdown]
+# Each stalled start kept a coupling to one visible unit only. Then
+# $p(v) \propto e^{a\cdot v}\,2\cosh(b + w_i v_i)$ is a product of one factor per visible
+# unit: the visibles are independent coins, and since each unit of the data is $+1$ half of
+# the time (Section 3), the best such model is the uniform one, with $L = \log\frac18$. The
+# gradient vanishes there. Five curvatures are negative: along those directions $L$ bends
+# down. The two zero ones point along directions in which $p(v)$ does not change at all.
+# Each stalled start therefore sits on a ridge of machines with the same uniform $p(v)$, and
+# every step off the ridge goes down: a local maximum of $L$, 0.117 nats below what the best
+# start reached. Gradient ascent cannot leave it, which is why every fit above keeps the
+# best of several starts.
 #
 # ## 7 · Figure 5.4, redrawn
 #
@@ -564,14 +629,14 @@ panel
 # Each exercise ends in a check cell: replace `None` by your answer (a number, to the
 # precision asked) and run the cell. `bmlab.check` replies `correct`, or `not yet` with a
 # hint; it never shows the answer. The worked solutions are in a notebook of their own,
-# [solutions/04_hidden_units_solutions.ipynb](solutions/04_hidden_units_solutions.ipynb):
+# [solutions/04_solutions.ipynb](solutions/04_solutions.ipynb):
 # open it after you have tried.
 #
 # **1 · Two-bit parity.** Even parity of *two* bits is the pair $\{(+,+), (-,-)\}$. Can a
 # fully visible machine fit it? Predict, then try
 # `fit_from_starts(HiddenMachine(2, 0), parity(2), 1, STEPS)`. *Your answer:* the KL (nats)
 # of the fully visible machine with $J_{12} = 2$ and no biases, to 3 decimals.
-# [worked solution](solutions/04_hidden_units_solutions.ipynb#Exercise-1)
+# [worked solution](solutions/04_solutions.ipynb#cell-id=Exercise-1)
 
 # %%
 my_answer = None  # KL(p_data || p_model) for J12 = 2, theta = 0, to 3 decimals
@@ -582,7 +647,7 @@ bmlab.check("04.1", my_answer)
 # off *all* biases (`visible_bias=False, hidden_bias=False`). What can the best such machine
 # do with the data? Predict, then train it with `fit_from_starts`. *Your answer:* the
 # probability $p(v)$ that the best bias-free machine gives to the data string $v = (-,-,-)$,
-# to 3 decimals. [worked solution](solutions/04_hidden_units_solutions.ipynb#Exercise-2)
+# to 3 decimals. [worked solution](solutions/04_solutions.ipynb#cell-id=Exercise-2)
 
 # %%
 my_answer = None  # p(---) of the best machine without biases, to 3 decimals
@@ -594,7 +659,7 @@ bmlab.check("04.2", my_answer)
 # about the machine at that midpoint? Look at the couplings and the bias of $h_1$ there.
 # *Your answer:* how many hidden units of the midpoint machine are connected to anything (a
 # whole number)?
-# [worked solution](solutions/04_hidden_units_solutions.ipynb#Exercise-3)
+# [worked solution](solutions/04_solutions.ipynb#cell-id=Exercise-3)
 
 # %%
 my_answer = None  # connected hidden units at t = 1/2 (a whole number)
@@ -614,7 +679,8 @@ bmlab.check("04.3", my_answer)
 #   3-body term, and biases are needed for the odd orders (Section 4).
 # - The costs: $p(h \mid v)$ does not factorize in a general machine, so the clamped phase
 #   is a sum over $2^{N_h}$ states, while a restricted machine does it in one line (Section 5);
-#   and the log-likelihood is no longer concave, so starts matter (Section 6).
+#   and the log-likelihood is no longer concave: it has local maxima below the best one,
+#   where gradient ascent stops, so starts matter (Section 6).
 #
 # ## References
 #

@@ -6,8 +6,9 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (bmlab)
 #     language: python
 #     name: python3
 # ---
@@ -114,12 +115,14 @@ E = -(V4 @ small.W @ H3.T) - (V4 @ small.a)[:, None] - (H3 @ small.b)[None, :]  
 P = np.exp(-E) / np.exp(-E).sum()
 cond = P / P.sum(axis=1, keepdims=True)  # p(h | v), brute force
 print("p(h_j=1|v) = sigmoid(b + vW) for all 16 v, to 1e-12:",
-      np.allclose(cond @ H3, small.hidden_probs(V4), atol=1e-12))
+      np.allclose(cond @ H3, small.hidden_probs(V4), rtol=0, atol=1e-12))
 Q = small.hidden_probs(V4)
 factorized = np.prod(np.where(H3[None] == 1, Q[:, None], 1 - Q[:, None]), axis=2)
-print("p(h|v) = product over hidden units, to 1e-12:", np.allclose(factorized, cond, atol=1e-12))
+print("p(h|v) = product over hidden units, to 1e-12:",
+      np.allclose(factorized, cond, rtol=0, atol=1e-12))
 print("log Z from one layer = brute force, to 1e-12:",
       abs(small.log_partition() - np.log(np.exp(-E).sum())) < 1e-12)
+
 
 # %% [markdown]
 # The exact log-likelihood, written out: sum $h$ out to get $-F(v)$, then sum $e^{-F(v)}$
@@ -210,6 +213,7 @@ diff = max(np.abs(x - lib[key]).max() for x, key in zip((W, a, b), "Wab", strict
 print(f"reference agrees with bmlab (CD-3, 5 updates, same draws, max difference < 1e-12): "
       f"{diff < 1e-12}")
 
+
 # %% [markdown]
 # PCD-1 differs in one place: the negative phase comes from the fantasy particles, which
 # take one step per update from wherever the previous update left them.
@@ -274,10 +278,13 @@ runs = {
     "PCD-1": run("pcd", 1),
     "exact gradient": run("exact"),
 }
+print(f"reconstruction error at update 0 (the same start for every run): "
+      f"{runs['CD-1'].history['recon'][0]:.2g}")
 for name, res in runs.items():
-    ll = res.history["ll"]
+    ll, recon = res.history["ll"], res.history["recon"]
     print(f"{name:15s} peak {ll.max():6.3f} at update {res.history['step'][ll.argmax()]:4d}, "
-          f"final {ll[-1]:6.3f}")
+          f"final {ll[-1]:6.3f}; reconstruction error at the peak {recon[ll.argmax()]:.2g}, "
+          f"at the end {recon[-1]:.2g}")
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(10, 4.0), layout="constrained")
@@ -301,9 +308,12 @@ plt.show()
 # On this small problem CD-1 climbs with the others and then stalls and wanders well below
 # the exact gradient, while its reconstruction error keeps going down the whole time: a
 # reconstruction is one Gibbs step from the data, the very place CD-1's chains look, so it
-# says nothing about the rest of the state space. PCD-1 at this rate collapses outright
-# (notebook 05b shows why). CD-10 stays close to the exact gradient. The clear rise-then-fall
-# of CD-1 reported by Fischer & Igel (2010) needs the longer 4x4 runs recorded below.
+# says nothing about the rest of the state space. PCD-1 at this rate collapses outright;
+# notebook 05b (Section 2) changes one setting of this run at a time and finds that more
+# Gibbs steps per update prevent the collapse, while more fantasy particles or a smaller
+# rate, each on its own, only soften it. CD-10 stays close to the exact gradient. The clear
+# rise-then-fall of CD-1 reported by Fischer & Igel (2010) needs the longer 4x4 runs
+# recorded below.
 #
 # ### What damps the divergence
 # Longer chains (CD-10, above), a weight decay that keeps $W$ small, or a smaller rate. A
@@ -359,9 +369,10 @@ best4 = rec["data"]["optimum"]
 print(f"recorded {rec['recorded']} on {rec['machine']}")
 print(f"optimum {best4:.4f}; PCD-1 with {rec['params']['pcd_chains']} fantasy particles")
 for name, r in recorded.items():
-    ll = np.array(r["log_likelihood"])
-    print(f"{name:25s} peak {ll.max():6.2f} at {r['step'][int(ll.argmax())]:5d}, "
-          f"final {ll[-1]:6.2f}")
+    ll, i = np.array(r["log_likelihood"]), int(np.argmax(r["log_likelihood"]))
+    print(f"{name:25s} peak {ll.max():6.2f} at {r['step'][i]:5d}, final {ll[-1]:6.2f}; "
+          f"reconstruction error at the peak {r['reconstruction_error'][i]:.2g}, at the end "
+          f"{r['reconstruction_error'][-1]:.2g}")
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), layout="constrained")
@@ -470,8 +481,8 @@ print(f"small weights: cosine(CD-1, exact) = "
 # ### The out-of-equilibrium effect
 # The CD-1 model has learned to map each data vector onto itself in one Gibbs step. Sample it
 # the way it was trained -- one step from the data -- and it looks perfect. Sample it the way a
-# probability model should be sampled -- long chains from noise, or exactly -- and the
-# frequencies of the patterns come out wrong.
+# probability model should be sampled -- exactly, from the enumerated $p(v)$, or with chains
+# long enough to forget their start -- and the frequencies of the patterns come out wrong.
 
 # %%
 weights9 = 2 ** np.arange(9)  # state code of an image
@@ -515,9 +526,11 @@ for i, code in enumerate(patterns):  # each bar group's pattern, drawn under it
     thumb.imshow(bits(9)[code].reshape(3, 3), cmap="gray_r", vmin=0, vmax=1)
     thumb.set_xticks([])
     thumb.set_yticks([])
-for row, (S, label) in enumerate([
-        (one_step[:16], "1 step from each data row"),
-        (model_cd1.sample(16, n_steps=1000, rng=rng), "1000 steps from noise")]):
+    thumb.spines[:].set_visible(True)  # a full frame: the blank pattern is a framed square
+p_all = model_cd1.visible_distribution()  # exact, all 512 images
+exact_draws = bits(9)[rng.choice(512, size=16, p=p_all / p_all.sum())]
+for row, (S, label) in enumerate([(one_step[:16], "1 step from each data row"),
+                                  (exact_draws, "16 exact draws from p(v)")]):
     grid(fig.add_axes([0.07, 0.17 - 0.14 * row, 0.9, 0.1]), S, 3, label)
 bmlab.save_figure(fig, "fig05_out_of_equilibrium")
 plt.show()
@@ -526,12 +539,13 @@ plt.show()
 # **What to look for:** the orange bars matching the gray data bars, while the navy bars
 # are far too tall for some patterns and far too short for others; the pattern each bar
 # group belongs to is drawn under it. The two strips at the bottom are samples drawn both
-# ways: image by image they look much alike -- the difference is in how often each pattern
-# comes up, which only the bars show.
+# ways, the second exactly from the model's $p(v)$: image by image they look much alike --
+# the difference is in how often each pattern comes up, which only the bars show.
 #
 # One step from the data gives back the training set almost exactly -- CD-1 trained precisely
 # this map. The model's own distribution is something else: it over-weights a few patterns
-# and nearly forgets others. Only the exact log-likelihood, or long chains, reveal it.
+# and nearly forgets others. Only the exact $p(v)$ (or its log-likelihood), or chains long
+# enough to forget the data, reveal it.
 
 # %% [markdown]
 # ## 4. Contrastive divergence as a difference of divergences
@@ -601,6 +615,7 @@ def decompose(theta, k):
     dropped = finite_difference(lambda t: chain_laws(t, k)[0] @ (np.log(pk) - log_pinf), theta)
     true = -finite_difference(lambda t: kl(p0, chain_laws(t, k)[1]), theta)
     return objective, expected_cd_update(theta, k), dropped, true
+
 
 # %% [markdown]
 # Two machines: small random weights (early in training), and the fixed point of the
@@ -685,14 +700,14 @@ rbm_sampling_panel()
 # Each exercise ends in a check cell: replace `None` by your answer (a number, to the
 # precision asked) and run the cell. `bmlab.check` replies `correct`, or `not yet` with a
 # hint; it never shows the answer. The worked solutions are in a notebook of their own,
-# [05_contrastive_divergence_solutions](solutions/05_contrastive_divergence_solutions.ipynb):
+# [05_solutions](solutions/05_solutions.ipynb):
 # open it after you have tried.
 #
 # **1 · The other conditional.** Show that $p(v_i = 1\mid h) = \sigma(a_i + (Wh)_i)$ from
 # $E(v,h)$, and use it to check `visible_probs` against brute force for the 4x3 machine
 # `small` of Section 1. *Your answer:* $p(v_1 = 1 \mid h = (1, 0, 1))$ for `small`, to 3
 # decimals, with $v_1$ the first visible unit (index 0 in numpy).
-# [worked solution](solutions/05_contrastive_divergence_solutions.ipynb#Exercise-1)
+# [worked solution](solutions/05_solutions.ipynb#cell-id=Exercise-1)
 
 # %%
 my_answer = None  # p(v1 = 1 | h = (1, 0, 1)) for small, to 3 decimals
@@ -704,7 +719,7 @@ bmlab.check("05.1", my_answer)
 # Compare with how fast the chain forgets its start: the second largest eigenvalue modulus
 # $|\lambda_2|$ of the transition matrix `T` gives the relaxation time
 # $-1/\log|\lambda_2|$. *Your answer:* the relaxation time in Gibbs steps, to 1 decimal.
-# [worked solution](solutions/05_contrastive_divergence_solutions.ipynb#Exercise-2)
+# [worked solution](solutions/05_solutions.ipynb#cell-id=Exercise-2)
 
 # %%
 my_answer = None  # relaxation time -1/log|lambda_2| of T in steps, to 1 decimal
@@ -713,12 +728,15 @@ bmlab.check("05.2", my_answer)
 # %% [markdown]
 # **3 · Weight decay against divergence.** Re-run the CD-1 comparison of Section 2 with a
 # weight decay of $10^{-2}$, ten times the one shown there. Does the divergence disappear?
-# What happens to the best log-likelihood reached? *Your answer:* the peak mean
-# log-likelihood (nats), to 3 decimals.
-# [worked solution](solutions/05_contrastive_divergence_solutions.ipynb#Exercise-3)
+# What happens to the best log-likelihood reached? CD-1's curve depends on its random draws,
+# so the number to check comes from a run without any: the exact gradient with the same
+# start, rate and decay. The decay pulls $W$ back towards zero, so its weights stop growing
+# where the pull balances the gradient. *Your answer:* the largest singular value of $W$
+# where the exact gradient with weight decay $10^{-2}$ comes to rest, to 1 decimal.
+# [worked solution](solutions/05_solutions.ipynb#cell-id=Exercise-3)
 
 # %%
-my_answer = None  # peak log-likelihood of CD-1 with weight decay 1e-2, to 3 decimals
+my_answer = None  # largest singular value of W, exact gradient with weight decay 1e-2, 1 decimal
 bmlab.check("05.3", my_answer)
 
 # %% [markdown]

@@ -6,8 +6,9 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (bmlab)
 #     language: python
 #     name: python3
 # ---
@@ -66,7 +67,6 @@ import numpy as np
 from scipy.optimize import brentq
 
 import bmlab
-from bmlab.plotting import EXTRA
 from bmlab.widgets.spherical import condensation_panel
 
 bmlab.use_style()
@@ -143,9 +143,10 @@ for beta in (0.25, 2.0):
     y2 = bmlab.spherical_moments(lam, beta)[1]
     bulk = np.abs(variance[:-1] / y2[:-1] - 1).max()
     print(
-        f"beta = {beta}: z = {z:.2f}; bulk variances within 1 % of <y_i^2>: {bulk < 0.01}; "
-        f"share of |x|^2 on the outlier: {y2[-1] / N:.2f}"
+        f"beta = {beta}: z = {z:.2f}; bulk variances differ from <y_i^2> by at most "
+        f"{100 * bulk:.2f} %; share of |x|^2 on the outlier: {y2[-1] / N:.2f}"
     )
+
 
 # %% [markdown]
 # At $\beta = 0.25$ every coordinate gets a little of $|x|^2$. At $\beta = 2$, $z$ has
@@ -195,12 +196,12 @@ print("every sampled share within 4 standard errors of the exact one:", max(z_sc
 
 fig, ax = plt.subplots(figsize=(6.4, 3.6), layout="constrained")
 ax.plot(betas, limit, color=bmlab.GRAY, ls="--", label=r"$N\to\infty$: $1 - 1/\beta$")
-for n, color, marker in ((100, bmlab.ORANGE, "s"), (1000, bmlab.NAVY, "o")):
-    ax.plot(betas, curves[n], color=color, label=f"exact, N = {n}")
+for n, ls, marker in ((100, ":", "s"), (1000, "-", "o")):  # navy exact, orange sampled
+    ax.plot(betas, curves[n], color=bmlab.NAVY, ls=ls, lw=1.8, label=f"exact, N = {n}")
     means = [sampled[n, b][0] for b in sampled_betas]
     errs = [sampled[n, b][1] for b in sampled_betas]
-    ax.errorbar(sampled_betas, means, errs, color=color, marker=marker, ls="none",
-                label=f"sampled, N = {n}")
+    ax.errorbar(sampled_betas, means, errs, color=bmlab.ORANGE, marker=marker, ls="none",
+                mfc="none" if n == 100 else bmlab.ORANGE, label=f"sampled, N = {n}")
 ax.set_xlabel(r"inverse temperature $\beta$ (spike $c = 1$)")
 ax.set_ylabel(r"share $q$ along the spike")
 ax.set_title(r"condensation onto the top eigenvector of $W = uu^\top$")
@@ -209,9 +210,10 @@ bmlab.save_figure(fig, "fig06_condensation")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** below $\beta = 1$ the navy curve ($N = 1000$) hugs zero, above it
-# it follows the dashed limit; the orange one ($N = 100$) rounds the corner off; the sampled
-# points sit on their curves.
+# **What to look for:** below $\beta = 1$ the solid navy curve ($N = 1000$) hugs zero, above
+# it it follows the dashed gray limit; the dotted one ($N = 100$) rounds the corner off; the
+# orange sampled points (open squares $N = 100$, filled circles $N = 1000$) sit on their
+# curves.
 #
 # How fast does the corner sharpen? At the critical point $\beta c = 1$ the share falls like
 # $1/\sqrt N$:
@@ -272,10 +274,37 @@ grad = bmlab.ExactSphericalGradient(data)({"W": W_try})["W"]
 print(f"reference agrees with bmlab (gradient to 1e-10): {np.abs(grad - grad_ref).max() < 1e-10}")
 E = rng.normal(size=(N, N))
 E = (E + E.T) / 2  # a random symmetric direction
-eps = 1e-5
+eps = 1e-4
 slope = (log_likelihood(W_try + eps * E) - log_likelihood(W_try - eps * E)) / (2 * eps)
-print("finite difference of L = gradient . direction (rel. 1e-6):",
-      abs(slope - np.sum(grad * E)) < 1e-6 * abs(slope))
+print("finite difference of L = gradient . direction (rel. 1e-3):",
+      abs(slope - np.sum(grad * E)) < 1e-3 * abs(slope))
+
+# %% [markdown]
+# **Only differences of eigenvalues matter.** On the sphere
+# $x^\top (W + cI)\,x = x^\top W x + cN$ for every $x$, so adding $cI$ to $W$ multiplies every
+# Boltzmann weight by the same factor $e^{\beta cN/2}$: $\log Z$ grows by $\beta cN/2$ and
+# $p(x)$ does not change. No data can tell $W$ from $W + cI$, and the gradient knows it: both
+# moments have trace $N$ (every $x$ has $|x|^2 = N$), so the gradient has trace zero, and
+# training from $W = 0$ keeps $\mathrm{tr}\,W = 0$. Below, $\log p$ of three data points under
+# `W_try` and under `W_try` $+ \, 2.5\,I$.
+
+
+# %%
+def log_p(W, X):
+    """log p(x) at beta = 1 for each row of X (relative to the uniform law)."""
+    return 0.5 * np.einsum("ki,ij,kj->k", X, W, X) - bmlab.SphericalBM(W).log_partition()
+
+
+shift = 2.5
+before, after = log_p(W_try, data[:3]), log_p(W_try + shift * np.eye(N), data[:3])
+print(f"log p, W     : {np.round(before, 2)}")
+print(f"log p, W + cI: {np.round(after, 2)}  (c = {shift})")
+print("the same to 1e-8:", np.abs(after - before).max() < 1e-8)
+log_Z_gain = bmlab.SphericalBM(W_try + shift * np.eye(N)).log_partition() - (
+    bmlab.SphericalBM(W_try).log_partition())
+print(f"log Z grows by c N / 2 = {shift * N / 2:g} (to 1e-8):",
+      abs(log_Z_gain - shift * N / 2) < 1e-8)
+print("the gradient has trace zero (to 1e-8):", abs(np.trace(grad)) < 1e-8)
 
 # %% [markdown]
 # Training from $W = 0$ keeps $W$ diagonal in the eigenbasis $V$ of the data moment
@@ -306,10 +335,12 @@ w_ml = run.params["W"]
 u_V = V.T @ u  # the teacher's direction in the rotated coordinates
 y2_ml = bmlab.spherical_moments(w_ml)[1]
 print(f"largest |gradient| after 200 steps: {np.abs(exact_gradient({'W': w_ml})['W']).max():.2f}")
+print(f"trace of W after 200 updates is zero (to 1e-8): {abs(w_ml.sum()) < 1e-8}")
 print(f"top eigenvalue {w_ml.max():.1f}, top of the bulk {np.sort(w_ml)[-2]:.1f}, "
-      f"bottom {w_ml.min():.1f}")
+      f"bottom {w_ml.min():.1f}; gap from the top to the bulk {w_ml.max() - np.sort(w_ml)[-2]:.1f}")
 print(f"share along u: teacher {u @ teacher.second_moment() @ u / N:.2f}, "
       f"data {u @ C_data @ u / N:.2f}, trained model {u_V**2 @ y2_ml / N:.2f}")
+print(f"squared overlap of u with the top eigenvector of W: {u_V[np.argmax(w_ml)] ** 2:.2f}")
 
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.4), layout="constrained")
 steps = run.history["step"]
@@ -333,7 +364,10 @@ plt.show()
 # stays above it; right, one navy line to the right of the gray histogram.
 #
 # The trained model puts the same share along $u$ as the data: the top eigenvector of $W$ lines up
-# with the teacher and carries the condensed share. After 200 updates the gradient is small but not
+# with the teacher (squared overlap printed above) and carries the condensed share. The eigenvalues
+# printed are those of the traceless $W$ that training keeps; $W + cI$ is the same model, so only
+# differences, such as the gap between the top eigenvalue and the top of the bulk, are properties
+# of the trained model. After 200 updates the gradient is small but not
 # zero: the lowest eigenvalues are still sinking (left panel), while the top of the spectrum has
 # settled. The bulk is not zero: with $K = 2N$ samples, the data moment has eigenvalues scattered
 # around their true value, and maximum likelihood copies that scatter into $W$. Sections 5 and 6
@@ -374,16 +408,20 @@ for nu in (1, 4, 16):
     overshoot = top.max() > 2 * exact_top.max()
     swings = np.ptp(overlap[late]) > 0.3
     print(f"nu = {nu:2d}: top eigenvalue overshoots twice the exact run's maximum: {overshoot}; "
-          f"chain share swings by more than 0.3 in the last 70 updates: {swings}")
+          f"chain share swings by more than 0.3 in the last 70 updates: {swings}; "
+          f"final top eigenvalue {top[-1]:.1f}")
+print(f"exact gradient: final top eigenvalue {exact_top[-1]:.1f}")
 
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9.6, 3.4), layout="constrained")
-styles = {None: (bmlab.GRAY, "exact gradient"), 1: (bmlab.ORANGE, r"PCD, $\nu = 1$"),
-          4: (EXTRA[0], r"PCD, $\nu = 4$"), 16: (bmlab.NAVY, r"PCD, $\nu = 16$")}
-for nu, (color, label) in styles.items():
+styles = {None: (bmlab.NAVY, "-", 2.5, "exact gradient"),  # PCD: orange, one style per nu
+          1: (bmlab.ORANGE, ":", 1.8, r"PCD, $\nu = 1$"),
+          4: (bmlab.ORANGE, "--", 1.4, r"PCD, $\nu = 4$"),
+          16: (bmlab.ORANGE, "-", 1.4, r"PCD, $\nu = 16$")}
+for nu, (color, ls, lw, label) in styles.items():
     h = runs[nu].history
-    ax1.plot(h["step"], h["top"], color=color, lw=2.5 if nu is None else 1.2, label=label)
+    ax1.plot(h["step"], h["top"], color=color, ls=ls, lw=lw, label=label)
     if nu is not None:
-        ax2.plot(h["step"], h["overlap"], color=color, lw=1.2, label=label)
+        ax2.plot(h["step"], h["overlap"], color=color, ls=ls, lw=lw, label=label)
 ax1.set_yscale("log")
 ax1.set_ylim(0.5, None)
 ax1.set_xlabel("update")
@@ -398,10 +436,12 @@ fig.legend(handles=ax1.get_legend_handles_labels()[0] + [teacher_line], loc="out
 plt.show()
 
 # %% [markdown]
-# **What to look for:** the gray exact run climbs, overshoots once (the momentum) and
-# settles; the orange ($\nu = 1$) and green ($\nu = 4$) runs overshoot several times over
-# and keep swinging, their chains jumping between the condensed state and no condensation at
-# all; the navy run ($\nu = 16$) swings less and ends near the exact one.
+# **What to look for:** the navy exact run climbs, overshoots once (the momentum) and
+# settles; the dotted ($\nu = 1$) and dashed ($\nu = 4$) orange runs overshoot several
+# times over and keep swinging, their chains jumping between the condensed state and no
+# condensation at all; the solid orange run ($\nu = 16$) swings less and ends near the
+# exact one. Every run keeps $\mathrm{tr}\,W = 0$ (Section 3), so their eigenvalues can be
+# compared.
 #
 # What goes wrong: when the chains have not yet condensed, the model term lacks the top
 # share, so the gradient keeps raising the top eigenvalue; by the time the slow chains
@@ -463,25 +503,31 @@ print(f"KL at beta = 1: {kl_teacher(w_ml):.1f} nats; smallest KL {kl_scan.min():
 share_best = u_V**2 @ bmlab.spherical_moments(w_ml, best)[1] / N
 print(f"share along u at beta = {best:.1f}: {share_best:.2f} (teacher: {1 - 1 / C_STAR:.2f})")
 print(f"KL of the uniform law (W = 0): {kl_teacher(np.zeros(N)):.0f} nats")
+w_flat = np.full(N, np.sort(w_ml)[:-1].mean())  # every bulk eigenvalue set to the bulk's mean
+w_flat[np.argmax(w_ml)] = w_ml.max()  # the top eigenvalue kept
+print(f"KL at beta = 1 with the bulk's scatter removed: {kl_teacher(w_flat):.1f} nats")
 
 fig, ax = plt.subplots(figsize=(6, 3.4), layout="constrained")
 ax.plot(beta_scan, kl_scan, color=bmlab.NAVY)
 ax.axvline(1.0, color=bmlab.GRAY, ls="--", lw=1)
-ax.plot([best], [kl_scan.min()], "o", color=bmlab.ORANGE)
+ax.plot([best], [kl_scan.min()], "o", color=bmlab.NAVY, ms=8, label="smallest KL on the grid")
+ax.legend(loc="upper left")
 ax.set_xlabel(r"sampling inverse temperature $\beta$")
 ax.set_ylabel(r"$\mathrm{KL}(p^*\,\|\,p_\beta)$, nats")
 ax.set_title("the model of Section 3, sampled at other temperatures")
 plt.show()
 
+
 # %% [markdown]
-# **What to look for:** the minimum (orange dot) lies left of the dashed line at
-# $\beta = 1$.
+# **What to look for:** the minimum (the dot) lies left of the dashed line at $\beta = 1$.
 #
-# Sampling this model *hotter* than it was trained ($\beta < 1$) brings it closer
-# to the teacher. The reason is the scatter in the bulk of Section 3: maximum likelihood
-# fitted the sampling noise of 400 data vectors, and a smaller $\beta$ shrinks the fitted
-# noise together with everything else. The top eigenvalue, above the bulk, keeps the
-# model condensed, at a price: its share along $u$ falls to 0.52, below the teacher's 0.67.
+# Sampling this model *hotter* than it was trained ($\beta < 1$) brings it closer to the
+# teacher. Most of its KL at $\beta = 1$ is the scatter in the bulk of Section 3, where
+# maximum likelihood fitted the sampling noise of 400 data vectors: one change, every bulk
+# eigenvalue set to the bulk's mean with the top eigenvalue kept, lowers the KL from 24.7 to
+# the value printed last. A smaller $\beta$ scales that scatter down together with
+# everything else. The top eigenvalue, above the bulk, keeps the model condensed, at a
+# price: its share along $u$ falls to 0.52, below the teacher's 0.67.
 # Near the best $\beta$ the two effects balance. The paper describes both directions, by
 # other mechanisms: $\beta < 1$ helps a model that has condensed along a wrong direction, and
 # $\beta > 1$ helps one whose aligned mode is not yet condensed.
@@ -491,12 +537,14 @@ plt.show()
 # The other cure for fitted noise is a penalty: maximise $L(W) - \frac\gamma2\|W\|^2$, that is,
 # train with weight decay $\gamma$ (`bmlab.train(..., weight_decay=gamma)`). The paper reports that
 # the KL against $\gamma$ can fall, rise to a peak where the condensed state disappears, and fall
-# again: *double descent* (its curve is for the KL taken the other way round, from the model to the
-# teacher; we keep the KL of Section 5). We scan $\gamma$ from strong to weak, each run starting
-# from the previous one's $W$ (60 updates each, which bring $W$ near the maximum of the penalised
-# likelihood, not onto it; the learning rate shrinking as $1/\gamma$ at strong penalties to keep the
-# ascent stable). Two data sets: the $K = 400$ vectors of Section 3, and $K = 100$ fresh ones, fewer
-# than the $N = 200$ dimensions (the undersampled regime of the paper).
+# again: *double descent*. Its curve is for the reverse divergence, $\mathrm{KL}(p_W\,\|\,
+# p^*)$, the average over the *model's* law of $\log p_W - \log p^*$; we keep
+# $\mathrm{KL}(p^*\,\|\,p_W)$ of Section 5, the average over the teacher's law. We scan $\gamma$
+# from strong to weak, each run starting from the previous one's $W$ (60 updates each, which
+# bring $W$ near the maximum of the penalised likelihood, not onto it; the learning rate
+# shrinking as $1/\gamma$ at strong penalties to keep the ascent stable). Two data sets: the
+# $K = 400$ vectors of Section 3, and $K = 100$ fresh ones, fewer than the $N = 200$
+# dimensions (the undersampled regime of the paper).
 
 # %%
 def penalty_sweep(X, gammas):
@@ -558,14 +606,14 @@ plt.show()
 # Each exercise ends in a check cell: replace `None` by your answer (a number, to the
 # precision asked) and run the cell. `bmlab.check` replies `correct`, or `not yet` with a
 # hint; it never shows the answer. The worked solutions are in a notebook of their own,
-# [solutions/06_spherical_machine_solutions.ipynb](solutions/06_spherical_machine_solutions.ipynb):
+# [solutions/06_solutions.ipynb](solutions/06_solutions.ipynb):
 # open it after you have tried.
 #
 # **1 · The circle.** At $N = 2$ the sphere is the circle $x = \sqrt2(\cos\varphi,
 # \sin\varphi)$. For $W = \mathrm{diag}(1, -1)$ and $\beta = 1$, write $x^\top W x$ as a
 # function of $\varphi$ and find $\log Z$ in closed form (a Bessel function), then check it
 # with `bmlab.SphericalBM`. *Your answer:* $\log Z$, to 3 decimals.
-# [worked solution](solutions/06_spherical_machine_solutions.ipynb#Exercise-1)
+# [worked solution](solutions/06_solutions.ipynb#cell-id=Exercise-1)
 
 # %%
 my_answer = None  # log Z at N = 2, W = diag(1, -1), beta = 1, to 3 decimals
@@ -576,7 +624,7 @@ bmlab.check("06.1", my_answer)
 # along $u$ is $1 - 1/4$. What is the exact share at $N = 100$? Use
 # `bmlab.spherical_moments` with the eigenvalues of $W$. *Your answer:* $q$ at $N = 100$,
 # to 3 decimals.
-# [worked solution](solutions/06_spherical_machine_solutions.ipynb#Exercise-2)
+# [worked solution](solutions/06_solutions.ipynb#cell-id=Exercise-2)
 
 # %%
 my_answer = None  # exact share along u at N = 100, c = 4, beta = 1, to 3 decimals
@@ -588,7 +636,7 @@ bmlab.check("06.2", my_answer)
 # (no data needed: the teacher's exact moments are enough). Roughly how does it grow
 # with $N$? *Your answer:* $\mathrm{KL}(p^*\,\|\,\text{uniform})$ at $N = 1000$ in nats,
 # to 1 decimal.
-# [worked solution](solutions/06_spherical_machine_solutions.ipynb#Exercise-3)
+# [worked solution](solutions/06_solutions.ipynb#cell-id=Exercise-3)
 
 # %%
 my_answer = None  # KL(teacher || uniform) at N = 1000, c* = 3, in nats, to 1 decimal
@@ -604,7 +652,8 @@ bmlab.check("06.3", my_answer)
 #   transition sharpens as $N$ grows (Section 2).
 # - The gradient is Eq. 5.4 again, data minus model; maximum likelihood on data from a
 #   rank-one teacher grows one eigenvalue out of the bulk and copies the data's noise into
-#   the bulk (Section 3).
+#   the bulk; $W$ and $W + cI$ give the same law, so training keeps $\mathrm{tr}\,W = 0$ and
+#   only differences of eigenvalues mean anything (Section 3).
 # - PCD with too few steps per update overshoots the top eigenvalue and, at this size,
 #   keeps swinging instead of settling (Section 4).
 # - Sampling the trained model hotter lowers its KL from the teacher (Section 5);

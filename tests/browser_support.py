@@ -232,3 +232,34 @@ def axe_report(violations: list[dict], nodes: int = 3) -> str:
             summary = " ".join(node["summary"].split())[:240]
             lines.append(f"    {node['target']}: {node['html'][:120]!r} -- {summary}")
     return "\n".join(lines)
+
+
+class PageProblems:
+    """What a page must not do, recorded from the moment it is attached: log a console error,
+    fail a request, or ask any host but this machine for anything (a lecture hall may be
+    offline). ``list()`` gives one line per problem."""
+
+    LOCAL = ("http://127.0.0.1", "ws://127.0.0.1", "http://localhost", "ws://localhost")
+
+    def __init__(self, page):
+        self.problems: list[str] = []
+        page.on("console", self._console)
+        page.on("request", self._request)
+        page.on("requestfailed", self._failed)
+        page.on("pageerror", lambda err: self.problems.append(f"page error: {err}"))
+
+    def _console(self, message):
+        if message.type == "error":
+            self.problems.append(f"console error: {message.text[:300]}")
+
+    def _request(self, request):
+        if not request.url.startswith((*self.LOCAL, "data:", "blob:", "about:")):
+            self.problems.append(f"outside request: {request.url[:200]}")
+
+    def _failed(self, request):
+        failure = request.failure or ""
+        if "ERR_ABORTED" not in failure:  # a request cut short by leaving the page is fine
+            self.problems.append(f"failed request: {request.url[:200]} ({failure})")
+
+    def list(self) -> list[str]:
+        return list(self.problems)

@@ -22,7 +22,18 @@ does for the live panels. One line per problem, each saying where and what to ch
 - **series a reader cannot tell apart**: in an axes whose series are told apart by colour
   (three colours or more), two series that look alike (colour, line style and marker), or
   no legend and no text naming them; and markers of a short series (at most
-  ``FEW_MARKERS``) drawn on top of each other, so that some are hidden.
+  ``FEW_MARKERS``) drawn on top of each other, so that some are hidden;
+- **text over an image**: a drawn text over an ``imshow``/``pcolormesh`` image of another
+  axes (a title running into the strip above) or of its own axes (unless the text has
+  ``gid="on-image"``: a value written into a cell on purpose);
+- **text over a neighbouring axes**: a text or an axes' legend reaching into the plotting
+  area of another visible axes (twins and insets overlap on purpose and are exempt);
+- **a legend on an axis**: an axes' legend (its texts and handles) touching a visible axis
+  line (spine) of its axes, or running over a tick or axis label;
+- **one colour per algorithm** (across the figures of one notebook, :class:`ColourBook`):
+  a legend label keeps its colour; a colour outside navy/orange/gray names one series (labels
+  starting with the same name are one series; parameter values such as "β = 2" are free);
+  navy, orange and gray keep the palette's meaning, so their labels may not say another's.
 
 What it cannot judge (the wording of a legend, false precision in a label, a trend nothing
 explains) stays with the reviewer.
@@ -31,14 +42,16 @@ Wiring. :func:`install` wraps ``IPython.core.pylabtools.print_figure``, through 
 backend renders every figure a notebook shows (``plt.show()``, a trailing ``fig``,
 ``display(fig)``); live panels render their own PNGs and are audited by
 ``tests/test_widgets_layout.py``. The root ``conftest.py`` starts each nbval kernel with an
-``IPYTHONDIR`` whose startup file (:func:`write_startup`) calls :func:`install`: each problem is
-printed to stderr as ``figure audit: <figure> — <problem>``, so strict nbval fails on the cell
-that drew the figure and shows why. Outputs committed by ``python -m tools execute``
-never contain these lines.
+``IPYTHONDIR`` whose startup file (:func:`write_startup`) calls :func:`install` and
+``verdict_margins.install``: each problem is printed to stderr as
+``figure audit: <figure> — <problem>`` (the figure's file name first when its cell saves it),
+so strict nbval fails on the cell that drew the figure and shows why. Outputs committed by
+``python -m tools execute`` never contain these lines.
 
 For developers: ``python tests/figure_audit.py notebooks/01_glauber_convergence.ipynb [...]``
-executes the notebooks (in memory: nothing is written) with the audit on and lists every
-problem per cell and figure; it exits with status 1 if there is any.
+executes the notebooks (in memory: nothing is written) with the audit and the verdict-margin
+check on and lists every problem per cell and figure; it exits with status 1 if there is
+any.
 """
 
 from __future__ import annotations
@@ -63,6 +76,7 @@ from matplotlib.transforms import Bbox
 TOL = 1.0  #: pixels two boxes may share (touching is fine), as in the panels' layout test
 FEW_MARKERS = 12  #: series of at most this many markers must show every one of them
 PREFIX = "figure audit: "
+VERDICT_PREFIX = "verdict margin: "  #: lines of verdict_margins.py, listed by the command line
 GREEK = (
     "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho "
     "sigma tau upsilon phi chi psi omega"
@@ -122,17 +136,23 @@ def figure_name(fig) -> str:
     suptitle = getattr(fig, "_suptitle", None)
     if suptitle is not None and suptitle.get_text().strip():
         return _short(suptitle.get_text(), 70)
-    titles = [ax.get_title() for ax in fig.axes if ax.get_title().strip()]
+    titles = [title_of(ax) for ax in fig.axes if title_of(ax)]
     if titles:
         return _short(" | ".join(titles), 70)
     labels = [ax.get_ylabel() for ax in fig.axes if ax.get_ylabel().strip()]
     return f"untitled figure ({axes_name(fig.axes[0])})" if labels else "untitled figure"
 
 
+def title_of(ax) -> str:
+    """The axes' title, centred or at the left or right."""
+    titles = [ax.get_title(loc).strip() for loc in ("center", "left", "right")]
+    return next((t for t in titles if t), "")
+
+
 def axes_name(ax) -> str:
     fig = ax.get_figure()
-    if ax.get_title().strip():
-        return f"axes {_short(ax.get_title(), 40)}"
+    if title_of(ax):
+        return f"axes {_short(title_of(ax), 40)}"
     for label in (ax.get_ylabel(), ax.get_xlabel()):
         if label.strip():
             return f"axes with label {_short(label, 40)}"
@@ -588,6 +608,280 @@ def check_series_told_apart(d: Drawn) -> list[str]:
     return problems
 
 
+# -- texts over images and over other axes, legends on an axis line ----------------------------
+
+ON_IMAGE = "on-image"  #: gid of a text meant to sit on its own axes' image (a value in a cell)
+
+
+def all_axes(fig) -> list:
+    """Every axes of ``fig``, inset (child) axes before the axes that hold them."""
+    out = []
+
+    def walk(ax):
+        for child in getattr(ax, "child_axes", []):
+            walk(child)
+        out.append(ax)
+
+    for ax in fig.axes:
+        walk(ax)
+    return list(dict.fromkeys(out))
+
+
+def owners(d: Drawn) -> dict:
+    """``id(text) -> axes`` for every text drawn as part of an axes (titles, tick and axis
+    labels, annotations, legends); figure texts (suptitle, ``fig.text``) have none."""
+    owner = {}
+    for ax in all_axes(d.fig):  # an inset's texts belong to the inset, not to its host
+        for text in ax.findobj(Text):
+            owner.setdefault(id(text), ax)
+    return owner
+
+
+def _legend_text_ids(d: Drawn) -> set:
+    return {id(t) for g in legends_of(d) for t in [*g.get_texts(), g.get_title()]}
+
+
+def _describe(text, owner: dict) -> str:
+    """'the title 'x'', 'text 'x' of axes ...' or 'the figure text 'x''."""
+    ax, words = owner.get(id(text)), _short(text.get_text())
+    if ax is None:
+        return f"the figure text {words}"
+    titles = {ax.get_title(loc) for loc in ("center", "left", "right")}
+    if text.axes is ax and text.get_text() in titles:
+        return f"the title {words}"
+    return f"text {words} of {axes_name(ax)}"
+
+
+def _depth(a: Bbox, b: Bbox) -> float:
+    """How far two overlapping boxes reach into each other (pixels, the smaller direction)."""
+    return min(min(a.x1, b.x1) - max(a.x0, b.x0), min(a.y1, b.y1) - max(a.y0, b.y0))
+
+
+def check_text_over_images(d: Drawn) -> list[str]:
+    """A text over an image (``imshow``, ``pcolormesh``) hides pixels: a title running into
+    the strip above, a tick label over a neighbouring panel. Only a text of the image's own
+    axes with ``gid="on-image"`` (a value written in its cell) may sit on it."""
+    owner, in_legend = owners(d), _legend_text_ids(d)
+    images = []
+    for ax in all_axes(d.fig):
+        for s in series_of(d, ax):
+            if s.kind == "image":
+                region = _intersection(Bbox(s.boxes[0].reshape(2, 2)), s.clip)
+                if region is not None:
+                    images.append((ax, region))
+    problems = []
+    for text in d.texts:
+        if id(text) in in_legend:  # a legend over an image is check_legends_over_data's
+            continue
+        box = d.extent(text)
+        for ax, region in images:
+            mine = owner.get(id(text)) is ax
+            if not _overlap(box, region) or (mine and text.get_gid() == ON_IMAGE):
+                continue
+            where = "its own image" if mine else f"the image of {axes_name(ax)}"
+            problems.append(
+                f"{_describe(text, owner)} runs into {where} by "
+                f"{_depth(box, region):.0f} px — make room (hspace/wspace, "
+                "layout='constrained') or move the text"
+                + (f" (or, if it labels a pixel, gid={ON_IMAGE!r})" if mine else "")
+            )
+    return problems
+
+
+def legend_content(d: Drawn, legend) -> Bbox:
+    """The box of what a legend draws (its texts and handles), without its padding."""
+    parts = [d.extent(t) for t in [*legend.get_texts(), legend.get_title()] if t.get_text()]
+    for handle in legend.legend_handles:
+        if handle is not None and handle.get_visible():
+            box = handle.get_window_extent(d.renderer)
+            if np.isfinite(box.get_points()).all() and box.width + box.height > 0:
+                parts.append(box)
+    return Bbox.union(parts) if parts else d.extent(legend)
+
+
+def _plotting_axes(d: Drawn) -> list:
+    return [ax for ax in all_axes(d.fig) if ax.get_visible() and ax.axison]
+
+
+def check_text_over_axes(d: Drawn) -> list[str]:
+    """A text (or an axes' legend) reaching into the plotting area of another axes: a tick
+    label in the neighbouring panel, a legend placed outside that lands on the next plot.
+    Axes that overlap on purpose (twins, insets) are not neighbours."""
+    owner, in_legend = owners(d), _legend_text_ids(d)
+    items = [
+        (_describe(t, owner), d.extent(t), owner.get(id(t)))
+        for t in d.texts
+        if id(t) not in in_legend
+    ]
+    items += [
+        (f"the legend of {axes_name(g.axes)}", legend_content(d, g), g.axes)
+        for g in legends_of(d)
+        if g.axes is not None
+    ]
+    problems = []
+    for what, box, mine in items:
+        for ax in _plotting_axes(d):
+            if ax is mine or (mine is not None and _overlap(mine.bbox, ax.bbox, 0)):
+                continue
+            if _overlap(box, ax.bbox):
+                problems.append(
+                    f"{what} runs into the plotting area of {axes_name(ax)} by "
+                    f"{_depth(box, ax.bbox):.0f} px — make room (wspace/hspace, "
+                    "layout='constrained') or move it"
+                )
+    return problems
+
+
+def check_legend_on_axis(d: Drawn) -> list[str]:
+    """A legend drawn over (or touching) an axis line or a tick label of its axes reads as
+    part of the axis: keep a gap (loc=..., fewer columns, a wider axes)."""
+    problems, in_legend = [], _legend_text_ids(d)
+    legend_boxes = [d.extent(t) for t in d.texts if id(t) in in_legend]
+    for legend in legends_of(d):
+        ax = legend.axes
+        if ax is None:
+            continue
+        content = legend_content(d, legend)
+        whose = f"the legend of {axes_name(ax)}"
+        for side, spine in ax.spines.items():
+            if not spine.get_visible():
+                continue
+            line = spine.get_window_extent(d.renderer).padded(TOL)
+            if _overlap(content, line, 0):
+                problems.append(
+                    f"{whose} touches its {side} axis line — move it inside (loc=..., "
+                    "fewer columns, smaller text) or outside with a gap"
+                )
+        for text in d.texts:
+            box = d.extent(text)
+            if id(text) in in_legend or not _overlap(content, box, 0):
+                continue
+            if any(_overlap(b, box) for b in legend_boxes):  # already a text-over-text line
+                continue
+            problems.append(f"{whose} runs over the text {_short(text.get_text())}")
+    return problems
+
+
+# -- one colour per algorithm within a notebook -----------------------------------------------
+
+#: The palette's colours with a fixed meaning (bmlab.NAVY, ORANGE, GRAY): a legend label in one
+#: of them may not say what another of them means.
+MEANINGS = {
+    "#1f3b73": ("navy", "exact/model", ("exact", "model", "enumerat", "true")),
+    "#e8862a": (
+        "orange",
+        "samples/estimates",
+        ("sample", "chain", "estimate", "monte carlo", "mcmc", "ais", "gibbs", "glauber"),
+    ),
+    "#7f7f7f": ("gray", "references", ("reference", "baseline")),
+}
+COLOUR_NAMES = {"#4c9a6a": "green", "#b04a5a": "red", "#8a6fb3": "purple", "#3f9bbf": "blue"}
+_TEX_WORDS = {
+    **{rf"\{g}": letter for g, letter in zip(GREEK, "αβγδεζηθικλμνξοπρστυφχψω", strict=True)},
+    r"\infty": "∞",
+    r"\langle": "⟨",
+    r"\rangle": "⟩",
+    r"\to": "→",
+}
+#: A label that names a parameter value (``β = 2``, ``N=1000``, ``mode 3``), not an algorithm.
+_PARAMETER = re.compile(r"^[^\W\d_]+(?:\s*=\s*[-+−]?|\s+)(?:\d[\d.]*|∞|inf)$")
+
+
+def normal_label(label: str) -> str:
+    """A legend label as compared across figures: TeX letters typed out, lower case."""
+    for tex, letter in sorted(_TEX_WORDS.items(), key=lambda kv: -len(kv[0])):
+        label = re.sub(re.escape(tex) + r"(?![A-Za-z])", letter, label)
+    label = re.sub(r"\\(?:mathrm|mathit|text|mathbf)\b", "", label)
+    label = re.sub(r"[${}\\]", "", label)
+    return " ".join(label.lower().split())
+
+
+def series_name(label: str) -> str:
+    """What a label names: its text before the first comma, colon or parenthesis
+    ("PCD-1, rate 0.03" names PCD-1)."""
+    return re.split(r"[,:(]", normal_label(label), maxsplit=1)[0].strip()
+
+
+def handle_colour(handle) -> str | None:
+    """The colour a legend handle shows, as ``#rrggbb`` (None if it shows none)."""
+    from matplotlib.collections import Collection
+    from matplotlib.colors import to_hex
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    if isinstance(handle, Line2D):
+        colours = [handle.get_color()]
+    elif isinstance(handle, Patch):
+        colours = [handle.get_facecolor(), handle.get_edgecolor()]
+    elif isinstance(handle, Collection):
+        colours = [*handle.get_facecolor()[:1], *handle.get_edgecolor()[:1]]
+    else:
+        return None
+    shown = [c for c in colours if to_rgba(c)[3] > 0]
+    return to_hex(shown[0], keep_alpha=False) if shown else None
+
+
+def _colour_name(colour: str) -> str:
+    name = MEANINGS[colour][0] if colour in MEANINGS else COLOUR_NAMES.get(colour)
+    return f"{name} ({colour})" if name else colour
+
+
+class ColourBook:
+    """The legend colours of one notebook's figures, kept across them (one per kernel).
+
+    Rules (one colour per algorithm): a label keeps its colour in every figure; a colour
+    without a fixed meaning names one series (labels that start with the same name, as
+    "PCD-1" and "PCD-1, rate 0.03", are one series; labels that name a parameter value,
+    "β = 2", "N = 100", are free); navy, orange and gray keep their meaning, so a label in
+    one of them may not say what another one means ("exact" in orange, "chains" in navy).
+    """
+
+    def __init__(self):
+        self.colour_of: dict[str, tuple[str, str]] = {}  # normal label -> (colour, figure)
+        self.name_of: dict[str, tuple[str, str]] = {}  # free colour -> (series name, figure)
+
+    def record(self, d: Drawn, figure: str) -> list[str]:
+        problems, seen = [], set()
+        for legend in legends_of(d):
+            for text, handle in zip(legend.get_texts(), legend.legend_handles, strict=False):
+                colour, label = handle_colour(handle), text.get_text()
+                if colour is None or not label.strip() or (label, colour) in seen:
+                    continue
+                seen.add((label, colour))
+                problems += self._check(label, colour, figure)
+        return problems
+
+    def _check(self, label: str, colour: str, figure: str) -> list[str]:
+        full, name = normal_label(label), series_name(label)
+        problems = []
+        before, where = self.colour_of.setdefault(full, (colour, figure))
+        if before != colour:
+            problems.append(
+                f"{_short(label)} is {_colour_name(colour)} here but {_colour_name(before)} "
+                f"in {where} — one colour per series in a notebook"
+            )
+        if colour in MEANINGS:
+            own = MEANINGS[colour][2]
+            says = [m for c, m in MEANINGS.items() if c != colour and any(w in full for w in m[2])]
+            if says and not any(w in full for w in own):
+                problems.append(
+                    f"the {MEANINGS[colour][0]} series {_short(label)} says "
+                    f"{says[0][1]} ({says[0][0]} in the palette): {MEANINGS[colour][0]} means "
+                    f"{MEANINGS[colour][1]} — recolour it, or say in its label what it is"
+                )
+            return problems
+        if not re.search(r"[^\W\d_]", name) or _PARAMETER.match(name):
+            return problems
+        other, where = self.name_of.setdefault(colour, (name, figure))
+        if other != name:
+            problems.append(
+                f"{_colour_name(colour)} is {_short(label)} here but {other!r} in {where} — "
+                "one colour per algorithm in a notebook (labels of one series start with the "
+                "same name)"
+            )
+        return problems
+
+
 CHECKS = (
     check_text_overlaps,
     check_legends_over_data,
@@ -597,17 +891,43 @@ CHECKS = (
     check_greek,
     check_twin_axes,
     check_series_told_apart,
+    check_text_over_images,
+    check_text_over_axes,
+    check_legend_on_axis,
 )
 
 
-def audit(fig) -> list[str]:
-    """Every problem of ``fig`` as displayed, one line each: ``<figure> — <problem>``."""
+def audit(fig, book: ColourBook | None = None, name: str | None = None) -> list[str]:
+    """Every problem of ``fig`` as displayed, one line each: ``<figure> — <problem>``.
+
+    With ``book`` (the colour book of the notebook being run) the figure's legend colours are
+    also checked against those of the figures shown before it; ``name`` names the figure
+    (default :func:`figure_name`).
+    """
+    name = name or figure_name(fig)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         d = draw(fig)
         problems = [p for check in CHECKS for p in check(d)]
-    name = figure_name(fig)
+        if book is not None:
+            problems += book.record(d, name)
     return [f"{name} — {p}" for p in dict.fromkeys(problems)]
+
+
+_SAVED = re.compile(r"save_figure\(\s*(\w+)\s*,\s*[\"']([^\"']+)")
+
+
+def displayed_name(fig, source: str = "", namespace: dict | None = None) -> str:
+    """The figure's file name when the cell saves it (``bmlab.save_figure(fig, "fig05_x")``)
+    followed by :func:`figure_name`, else :func:`figure_name` alone."""
+    for variable, stem in _SAVED.findall(source):
+        if (namespace or {}).get(variable) is fig:
+            return f"{stem} {figure_name(fig)}"
+    return figure_name(fig)
+
+
+def _print(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 # -- wiring -----------------------------------------------------------------------------------
@@ -616,58 +936,73 @@ def audit(fig) -> list[str]:
 def install(verbose: bool = False) -> None:
     """Audit every figure the inline backend renders (call it in an IPython startup file).
 
-    Each problem goes to stderr as ``figure audit: ...``; with ``verbose`` a figure without
-    problems prints ``figure audit: <figure> — ok`` (for the command line below).
+    Each problem is printed to stderr as ``figure audit: ...``; with ``verbose`` a figure
+    without problems reports ``figure audit: <figure> — ok`` (for the command line below).
+    One :class:`ColourBook` follows the figures of the kernel's notebook.
     """
+    from IPython import get_ipython
     from IPython.core import pylabtools
 
     original = pylabtools.print_figure
     if getattr(original, "_bmlab_audit", False):
         return
+    book, shell, cell = ColourBook(), get_ipython(), {"source": ""}
+    if shell is not None:
+        shell.events.register("pre_run_cell", lambda info: cell.update(source=info.raw_cell))
 
     def print_figure(fig, *args, **kwargs):
         if fig.axes or fig.lines:  # print_figure itself skips empty figures
+            name = figure_name(fig)
             try:
-                lines = audit(fig) or ([f"{figure_name(fig)} — ok"] if verbose else [])
+                name = displayed_name(fig, cell["source"] or "", getattr(shell, "user_ns", {}))
+                lines = audit(fig, book, name) or ([f"{name} — ok"] if verbose else [])
             except Exception as exc:  # an audit that cannot run must show, not hide a figure
-                lines = [f"{figure_name(fig)} — the audit failed: {exc!r}"]
+                lines = [f"{name} — the audit failed: {exc!r}"]
             for line in lines:
-                print(PREFIX + line, file=sys.stderr, flush=True)
+                _print(PREFIX + line)
         return original(fig, *args, **kwargs)
 
     print_figure._bmlab_audit = True
     pylabtools.print_figure = print_figure
 
 
-STARTUP = """# Written by bmlab's tests: audit every figure this kernel shows (figure_audit.py).
-def _install_figure_audit():
+STARTUP = """# Written by bmlab's tests: audit every figure this kernel shows (figure_audit.py) and
+# the margin of every verdict it computes (verdict_margins.py).
+def _install_bmlab_checks():
     import importlib.util
     import sys
+    from pathlib import Path
+
+    def load(name):
+        spec = importlib.util.spec_from_file_location(name, Path({folder!r}) / f"{{name}}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        return module
 
     try:
-        spec = importlib.util.spec_from_file_location("figure_audit", {path!r})
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["figure_audit"] = module
-        spec.loader.exec_module(module)
-        module.install(verbose={verbose!r})
-    except Exception as exc:  # say so in every cell: an audit that did not start must fail
+        load("figure_audit").install(verbose={verbose!r})
+        load("verdict_margins").install()
+    except Exception as exc:  # say so in every cell: checks that did not start must fail
         message = f"figure audit: not installed ({{exc!r}})"
         get_ipython().events.register(
             "pre_run_cell", lambda info: print(message, file=sys.stderr)
         )
 
 
-_install_figure_audit()
-del _install_figure_audit
+_install_bmlab_checks()
+del _install_bmlab_checks
 """
 
 
 def write_startup(ipython_dir: Path, verbose: bool = False) -> Path:
-    """Make ``ipython_dir`` an IPYTHONDIR whose kernels audit every figure they show."""
+    """Make ``ipython_dir`` an IPYTHONDIR whose kernels audit every figure they show and check
+    the margin of every verdict they compute."""
     startup = Path(ipython_dir) / "profile_default" / "startup"
     startup.mkdir(parents=True, exist_ok=True)
     path = startup / "00-bmlab-figure-audit.py"
-    path.write_text(STARTUP.format(path=str(Path(__file__).resolve()), verbose=verbose))
+    folder = str(Path(__file__).resolve().parent)
+    path.write_text(STARTUP.format(folder=folder, verbose=verbose))
     return path
 
 
@@ -680,8 +1015,9 @@ def _saved_as(source: str) -> str:
 
 
 def audit_notebook(path: Path, timeout: int = 600) -> list[tuple[str, str, list[str]]]:
-    """Execute ``path`` in memory with the audit on; per code cell that shows figures:
-    (where it is: ``notebooks/X.py:<line>``, first line of its source, its audit lines)."""
+    """Execute ``path`` in memory with the audit on; per code cell that shows figures or
+    computes a verdict without margin: (where it is: ``notebooks/X.py:<line>``, first line of
+    its source, its audit and verdict-margin lines)."""
     import os
     import subprocess
     import tempfile
@@ -720,11 +1056,11 @@ def audit_notebook(path: Path, timeout: int = 600) -> list[tuple[str, str, list[
         if cell.cell_type != "code":
             continue
         lines = [
-            line[len(PREFIX) :]
+            line.removeprefix(PREFIX)
             for out in cell.get("outputs", [])
             if out.get("name") == "stderr"
             for line in out["text"].splitlines()
-            if line.startswith(PREFIX)
+            if line.startswith((PREFIX, VERDICT_PREFIX))
         ]
         errors = [out["ename"] for out in cell.get("outputs", []) if out["output_type"] == "error"]
         lines += [f"the cell raised {name}" for name in errors]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import base64
+import html
 import io
+import re
 
 import ipywidgets as widgets
 import matplotlib
@@ -12,7 +14,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from bmlab.panel import Panel, choice, slider
+from bmlab.panel import Panel, choice, describe, describe_figures, slider
 from bmlab.widgets import PANELS
 
 matplotlib.use("Agg")
@@ -123,18 +125,29 @@ def test_slider_and_choice_validate_the_builders_argument_and_label_in_full():
         slider("seed", 1.5, 0, 9)
     c = choice("start", "noise", ("data", "noise"))
     assert isinstance(c, widgets.ToggleButtons) and c.value == "noise"
+    # ipywidgets 8.1's ToggleButtons view lacks the class that puts every other control's
+    # label beside it (the label sat above the buttons): choice adds it
+    assert "widget-inline-hbox" in c._dom_classes
     d = choice("estimator", "b", [("label a", "a"), ("label b", "b")], dropdown=True)
     assert isinstance(d, widgets.Dropdown) and d.value == "b"
     with pytest.raises(ValueError, match="start must be one of"):
         choice("start", "middle", ("data", "noise"))
 
 
-def test_display_bundle_carries_widget_view_png_snapshot_and_stable_title():
+def _img(text: str) -> tuple[str, bytes]:
+    """(alt text, PNG bytes) of the one ``<img>`` of an HTML output."""
+    (alt, png), *more = re.findall(r'<img alt="([^"]*)" src="data:image/png;base64,([^"]+)">', text)
+    assert not more
+    return html.unescape(alt), base64.b64decode(png)
+
+
+def test_display_bundle_carries_widget_view_described_snapshot_and_stable_title():
     panel, _, _ = make_panel()
     bundle = panel._repr_mimebundle_()
-    assert set(bundle) == {"application/vnd.jupyter.widget-view+json", "image/png", "text/plain"}
+    assert set(bundle) == {"application/vnd.jupyter.widget-view+json", "text/html", "text/plain"}
     assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == panel.widget.model_id
-    png = base64.b64decode(bundle["image/png"])
+    alt, png = _img(bundle["text/html"])
+    assert alt == "Figure of the panel demo. slope = 1.0"  # title and status line
     image = matplotlib.image.imread(io.BytesIO(png), format="png")
     assert image.ndim == 3 and min(image.shape[:2]) > 50
     assert bundle["text/plain"] == "bmlab panel: demo"  # no repr, address or model id
@@ -173,3 +186,42 @@ def test_sliders_start_at_a_value_they_can_show():
                 continue
             steps = (x - lo) / control.step
             assert steps == pytest.approx(round(steps), abs=1e-9), (name, key, control.value)
+
+
+def test_describe_reads_titles_and_axis_labels_as_plain_text():
+    fig, (left, right) = plt.subplots(1, 2)
+    fig.suptitle("Two views")
+    left.set(title=r"$\beta$-sweep of $\langle s_1 s_2\rangle$", xlabel=r"$\beta$", ylabel="KL")
+    right.set_title(r"$p_{\mathrm{data}}\,\|\,p$")
+    fig.add_axes([0, 0, 0.1, 0.1]).set_axis_off()  # no title, no labels: not mentioned
+    assert describe(fig) == "Figure: Two views; β-sweep of ⟨ s1 s2⟩ (KL against β); pdata ‖ p"
+    fig.alt_text = "The exact law against one chain."
+    assert describe(fig) == fig.alt_text  # a notebook's own description wins
+    plt.close(fig)
+
+
+def test_figures_show_as_images_with_alt_text_in_ipython(monkeypatch):
+    """use_style() (through describe_figures) makes IPython show a figure as an <img> with alt
+    text (JupyterLab's image/png renderer sets none) and its usual text/plain repr."""
+    from types import SimpleNamespace
+
+    from IPython.core.formatters import DisplayFormatter
+
+    shell = SimpleNamespace(display_formatter=DisplayFormatter())
+    monkeypatch.setattr("bmlab.panel.get_ipython", lambda: shell)
+    monkeypatch.setattr("bmlab.panel.plt.get_backend", lambda: "inline")
+    shown = []
+    monkeypatch.setattr("bmlab.panel.display", lambda data, raw: shown.append(data))
+    describe_figures()
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0])
+    ax.set_title("a falling line")
+    empty = plt.figure()
+    assert shell.display_formatter.format(fig) == ({}, {})  # shown by describe_figures
+    shell.display_formatter.format(empty)
+    plt.close("all")
+    (data, nothing) = shown
+    assert set(data) == {"text/plain", "text/html"} and data["text/plain"] == repr(fig)
+    alt, png = _img(data["text/html"])
+    assert alt == "Figure: a falling line" and png.startswith(b"\x89PNG")
+    assert nothing == {"text/plain": repr(empty)}  # an empty figure draws no image

@@ -5,10 +5,13 @@ Starts Voila on 127.0.0.1 (free port, isolated Jupyter directories) on a copy of
 panels (a widget and a figure image), or says that its notebook has no panel yet, that a
 slider move reaches the kernel (the figure is redrawn), that at a 1920x1080 projector
 the first panel uses the screen (figure width, font sizes, nothing below the fold), that no
-control's description is cut and that axe-core finds no critical or serious violation; and
-that the index page lists every dashboard by title in projector-sized links. Three
-fresh servers in a row each deliver a first page within 15 s. Screenshots go to
-``artifacts/``. Skips without Chromium or Playwright, except with ``CI=true``.
+text on the page is under 20 px, that no control's description is cut and that axe-core finds
+no critical or serious violation; and that the index page lists every dashboard by title in
+projector-sized links. Neither a dashboard nor the index logs a console error, fails a request
+or asks any host but this machine for anything (``browser_support.PageProblems``). A page
+that is left ends its kernel. Three fresh servers in a row each deliver a first page within
+15 s. Screenshots go to ``artifacts/``. Skips without Chromium or Playwright, except with
+``CI=true``.
 """
 
 from __future__ import annotations
@@ -52,6 +55,13 @@ LAYOUT = """panel => {
                     .filter(([, size]) => size < 20),
     };
 }"""
+#: Every visible text of the page under 20 px: [text, size] (the dashboard's intro included;
+#: superscripts and subscripts, as in the Z ledger's e^-E, are set smaller on purpose).
+SMALL_TEXT = """() => Array.from(document.querySelectorAll('#rendered_cells *, body > main *'))
+    .filter(e => e.offsetParent && !e.closest('sup, sub') && Array.from(e.childNodes).some(
+        n => n.nodeType === Node.TEXT_NODE && n.textContent.trim()))
+    .map(e => [e.textContent.trim().slice(0, 40), parseFloat(getComputedStyle(e).fontSize)])
+    .filter(([, size]) => size < 20)"""
 
 
 def start_voila(base) -> bs.Server:
@@ -101,6 +111,7 @@ def test_dashboard_renders_live_panels(voila_server, chromium, dashboard):
             ws.on("framereceived", lambda frame: kernel_frames.append(frame))
 
     page.on("websocket", on_websocket)
+    problems = bs.PageProblems(page)
     try:
         start = time.monotonic()
         first = page.locator(f"{PANEL} .widget-output img, :text('{NO_PANEL_YET}')").first
@@ -178,6 +189,9 @@ def test_dashboard_renders_live_panels(voila_server, chromium, dashboard):
         # (panel images carry alt text, slider handles a name, texts enough contrast).
         cut = page.evaluate(bs.CUT_LABELS, page.locator("body").element_handle())
         assert not cut, f"{dashboard.name}: control descriptions cut: {cut}"
+        small = page.evaluate(SMALL_TEXT)
+        assert not small, f"{dashboard.name}: text under 20 px: {small}"
+        assert not problems.list(), f"{dashboard.name}: {problems.list()}"
         start = time.monotonic()
         violations = bs.axe_violations(page)
         audit = time.monotonic() - start
@@ -216,6 +230,7 @@ def test_index_lists_every_dashboard_by_title_at_projector_size(voila_server, ch
     context = chromium.new_context(viewport=PROJECTOR)
     try:
         page = context.new_page()
+        problems = bs.PageProblems(page)
         page.goto(voila_server.url + "/", timeout=OPEN_TIMEOUT)
         links = page.evaluate(INDEX)
         got = [(link["href"], link["text"]) for link in links]
@@ -227,7 +242,49 @@ def test_index_lists_every_dashboard_by_title_at_projector_size(voila_server, ch
             assert link["right"] <= PROJECTOR["width"] and link["bottom"] <= PROJECTOR["height"]
         violations = bs.axe_violations(page)
         assert not violations, f"index: axe:\n{bs.axe_report(violations)}"
+        assert not page.evaluate(SMALL_TEXT)
+        assert not problems.list(), f"index: {problems.list()}"
         page.screenshot(path=str(bs.ARTIFACTS / "present-index.png"))
+    finally:
+        context.close()
+
+
+def kernel_of(page) -> str:
+    """The id of the kernel behind a Voila page (from the page's configuration)."""
+    return page.evaluate(
+        "() => JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId"
+    )
+
+
+def wait_kernel_gone(server, kernel: str, prefix: str = "/", timeout: float = 15.0) -> float:
+    """Seconds until ``GET <prefix>api/kernels/<id>`` answers 404; fails after ``timeout``."""
+    import urllib.error
+
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        try:
+            server.get_json(f"{prefix}api/kernels/{kernel}")
+        except urllib.error.HTTPError as err:
+            if err.code == 404:
+                return time.monotonic() - start
+            raise
+        time.sleep(0.25)
+    raise AssertionError(f"kernel {kernel} still runs {timeout:.0f} s after its page closed")
+
+
+def test_a_closed_dashboard_ends_its_kernel(voila_server, chromium):
+    """A closed page asks the server to end its kernel, even when it was opened directly
+    rather than from the index (the page makes the XSRF cookie the request needs), and the
+    server does. (Leaving a page for another does the same: tests/test_hub.py.)"""
+    context = chromium.new_context(viewport=PROJECTOR)
+    try:
+        page = context.new_page()
+        page.goto(f"{voila_server.url}/voila/render/{DASHBOARDS[1].name}", timeout=OPEN_TIMEOUT)
+        page.locator(f"{PANEL} .widget-output img").first.wait_for(timeout=OPEN_TIMEOUT)
+        kernel = kernel_of(page)
+        assert voila_server.get_json(f"/api/kernels/{kernel}")["id"] == kernel
+        page.close(run_before_unload=True)
+        print(f"kernel ended {wait_kernel_gone(voila_server, kernel):.1f} s after its page closed")
     finally:
         context.close()
 

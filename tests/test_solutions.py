@@ -6,9 +6,10 @@ each exercise in markdown with a link to its worked solution, then has a check c
     my_answer = None  # ..., to 3 decimals
     bmlab.check("NN.k", my_answer)
 
-and nothing that computes the answer. ``notebooks/solutions/NN_name_solutions.ipynb`` (a
-jupytext pair, executed, under strict nbval like every notebook) has one section
-``## Exercise k`` per exercise, which computes ``answer`` and ends with
+and nothing that computes the answer. ``notebooks/solutions/NN_solutions.ipynb`` (a jupytext
+pair, executed, under strict nbval like every notebook) has one section ``## Exercise k``
+(cell id ``Exercise-k``, the anchor of the links) per exercise, which computes ``answer`` and
+ends with
 ``assert bmlab.check("NN.k", answer)``. Since nbval makes the stored outputs of a main
 notebook what Run All prints, none of them may contain an exercise's answer.
 """
@@ -24,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from bmlab.exercises import EXERCISES, check
+from tools.notebooks import heading_ids
 
 ROOT = Path(__file__).resolve().parent.parent
 MAIN = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))  # 05b_... too
@@ -51,7 +53,9 @@ def _ids(path: Path) -> list[str]:
 
 
 def solutions_of(path: Path) -> Path:
-    return SOLUTIONS / f"{path.stem}_solutions.ipynb"
+    """``notebooks/solutions/05_solutions.ipynb`` for ``05_contrastive_divergence.ipynb``: short,
+    so that JupyterLab's tab shows what tells it from the notebook's own tab."""
+    return SOLUTIONS / f"{path.name.split('_')[0]}_solutions.ipynb"
 
 
 def _how(path: Path) -> str:
@@ -134,7 +138,7 @@ def test_each_exercise_has_a_check_cell_and_a_link_to_its_solution(path):
                 if argument.strip() == "my_answer":
                     checks[exercise] = _source(cell)
     markdown = "\n".join(_source(c) for c in cells if c["cell_type"] == "markdown")
-    link = f"solutions/{solutions_of(path).name}#Exercise-"
+    link = f"solutions/{solutions_of(path).name}#cell-id=Exercise-"
     problems = []
     for exercise in _ids(path):
         k = exercise.split(".")[1]
@@ -149,15 +153,16 @@ def test_each_exercise_has_a_check_cell_and_a_link_to_its_solution(path):
     assert not problems, f"{path.name}: " + "; ".join(problems)
 
 
-def _exercise_sections(path: Path) -> dict[str, list[str]]:
-    """``## Exercise k`` heading -> the code of the cells under it (repeated headings kept)."""
+def _exercise_sections(path: Path) -> list[list]:
+    """``[heading, code of the cells under it, id of the heading's cell]`` per ``##`` heading
+    (repeated headings kept)."""
     sections, current = [], None
     for cell in _cells(path):
         if cell["cell_type"] == "markdown":
             for line in _source(cell).splitlines():
                 heading = re.match(r"##\s+(.*)", line)
                 if heading:
-                    current = [heading[1].strip(), []]
+                    current = [heading[1].strip(), [], cell.get("id")]
                     sections.append(current)
         elif current is not None:
             current[1].append(_source(cell))
@@ -173,10 +178,16 @@ def test_each_exercise_has_one_worked_solution_that_asserts_its_check(path):
     problems = []
     for exercise in _ids(path):
         k = exercise.split(".")[1]
-        own = [code for heading, code in sections if heading == f"Exercise {k}"]
+        own = [code for heading, code, _ in sections if heading == f"Exercise {k}"]
         if len(own) != 1:
             problems.append(f"{len(own)} sections '## Exercise {k}' (want exactly one)")
             continue
+        ids = [cell_id for heading, _, cell_id in sections if heading == f"Exercise {k}"]
+        if ids != [f"Exercise-{k}"]:
+            problems.append(
+                f"'## Exercise {k}' has cell id {ids[0]!r}, not 'Exercise-{k}' (the links' "
+                "anchor; python -m tools sync or execute gives it)"
+            )
         code = "\n".join(own[0])
         if not re.search(rf"""^assert bmlab\.check\(["']{re.escape(exercise)}["'], """, code, re.M):
             problems.append(f"'## Exercise {k}' does not assert bmlab.check({exercise!r}, ...)")
@@ -186,15 +197,15 @@ def test_each_exercise_has_one_worked_solution_that_asserts_its_check(path):
     known = {f"Exercise {e.split('.')[1]}" for e in _ids(path)}
     problems += [
         f"'## {h}' is no exercise of {path.name} (headings are exactly 'Exercise k': the "
-        "links' anchors #Exercise-k point to them)"
-        for h, _ in sections
+        "links' anchors #cell-id=Exercise-k point to them)"
+        for h, _, _ in sections
         if h.startswith("Exercise") and h not in known
     ]
     assert not problems, f"{solutions.relative_to(ROOT)}: " + "; ".join(problems)
 
 
 def test_every_solutions_notebook_belongs_to_a_main_notebook():
-    stems = {f"{p.stem}_solutions" for p in MAIN}
+    stems = {solutions_of(p).stem for p in MAIN}
     stray = [p.name for p in SOLUTIONS.glob("*.ipynb") if p.stem not in stems]
     assert not stray, f"solutions notebooks without a main notebook: {stray}"
 
@@ -210,6 +221,7 @@ def _write(path: Path, cells: list[tuple[str, str]]) -> Path:
             for kind, source in cells
         ]
     }
+    heading_ids(nb)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(nb))
     path.with_suffix(".py").write_text("# paired\n")
@@ -236,7 +248,7 @@ def converted(tmp_path, monkeypatch):
     main = [("markdown", "## Exercises")]
     solved = [("markdown", "# Solutions")]
     for k in (1, 2, 3):
-        link = f"[worked solution](solutions/99_fake_solutions.ipynb#Exercise-{k})"
+        link = f"[worked solution](solutions/99_solutions.ipynb#cell-id=Exercise-{k})"
         main += [
             ("markdown", f"**{k} · Question.** To 3 decimals. {link}"),
             ("code", f'my_answer = None  # to 3 decimals\nbmlab.check("99.{k}", my_answer)'),
@@ -245,7 +257,7 @@ def converted(tmp_path, monkeypatch):
             ("markdown", f"## Exercise {k}\nWhy it is so."),
             ("code", f'answer = 0.1 * {k} + 0.0123\nassert bmlab.check("99.{k}", answer)'),
         ]
-    _write(tmp_path / "solutions" / "99_fake_solutions.ipynb", solved)
+    _write(tmp_path / "solutions" / "99_solutions.ipynb", solved)
     return _write(tmp_path / "99_fake.ipynb", main)
 
 
@@ -287,6 +299,15 @@ def test_a_main_notebook_that_breaks_the_convention_fails(converted, test, edit)
     converted.write_text(json.dumps(nb))
     with pytest.raises(AssertionError):
         CONVENTION[test](converted)
+
+
+def test_a_solution_heading_without_its_cell_id_fails(converted):
+    path = solutions_of(converted)
+    nb = json.loads(path.read_text())
+    nb["cells"][1]["id"] = "a1b2c3d4"  # '## Exercise 1', as jupytext names a new cell
+    path.write_text(json.dumps(nb))
+    with pytest.raises(AssertionError, match="cell id"):
+        test_each_exercise_has_one_worked_solution_that_asserts_its_check(converted)
 
 
 def test_a_solution_that_asserts_another_exercise_fails(converted):

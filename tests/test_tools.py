@@ -25,7 +25,7 @@ def _tools(*args: str) -> str:
 
 def test_the_commands_run_from_the_repository_root():
     out = _tools("--help")
-    for command in ("execute", "present", "site", "env-yml", "answer-hash"):
+    for command in ("execute", "sync", "present", "site", "env-yml", "answer-hash"):
         assert command in out
     assert _tools("answer-hash", "99.1", "0.4567", "3").strip() == answer_hash("99.1", 0.4567, 3)
     assert _tools("env-yml") == (ROOT / "environment.yml").read_text()
@@ -72,3 +72,24 @@ def test_consecutive_prints_are_stored_as_one_stream():
     merged = notebooks.coalesce_streams(out)
     assert [o["output_type"] for o in merged] == ["stream", "display_data", "stream", "stream"]
     assert merged[0]["text"] == ["P = 55 parameters\n", "ok\n"]
+
+
+def test_headings_get_their_anchors_as_cell_ids():
+    """What a link ``other.ipynb#cell-id=Exercise-1`` needs (JupyterLab scrolls to a cell id
+    of a notebook it opens; it ignores a heading anchor there)."""
+
+    def markdown(source, id_):
+        return {"cell_type": "markdown", "id": id_, "metadata": {}, "source": source}
+
+    cells = [
+        markdown("# 01 · Title, with · and commas", "a1"),
+        markdown(["## Exercise 1\n", "text"], "a2"),
+        markdown("Exercise 1 in prose", "a3"),
+        markdown("## Exercise 1", "a4"),  # a second heading with the same anchor keeps its id
+        {"cell_type": "code", "id": "a5", "metadata": {}, "source": "## Exercise 2",
+         "execution_count": None, "outputs": []},
+    ]  # fmt: skip
+    nb = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    notebooks.heading_ids(nb)  # python -m tools sync and execute apply it to every pair
+    ids = [cell["id"] for cell in nb["cells"]]
+    assert ids == ["a1", "Exercise-1", "a3", "a4", "a5"]

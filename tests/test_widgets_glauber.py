@@ -162,3 +162,24 @@ def test_tempering_panel_draws_exact_law_and_tv_improves_with_temperatures():
     assert tv_plain > 0.4  # one chain at beta = 3 stays in its basin
     panel.set(n_temps=12, seed=3)
     assert tv_tempering() < 0.25 < tv_plain
+
+
+def test_energy_labels_show_every_energy_the_sliders_allow_exactly():
+    """The couplings and θ move on a grid of 0.05, so every E has at most two decimals; the
+    labels show them all (issue 26: E = 1.75 read "+1.8" beside "−0.75")."""
+    panel = wg.fig53_panel()
+    S = bmlab.all_states(3).astype(float)
+    rng = np.random.default_rng(1)
+    grid = np.column_stack([rng.integers(-40, 41, (15, 3)), rng.integers(-20, 21, 15)]) * 0.05
+    settings = [(0.5, 0.5, -0.5, 0.25), *grid.tolist()]
+    for J12, J23, J13, theta in settings:
+        panel.set(J12=J12, J23=J23, J13=J13, theta=theta)
+        J = wg._triangle(*(panel.controls[c].value for c in ("J12", "J23", "J13")))
+        E = bmlab.energy(S, J, np.full(3, panel.controls["theta"].value))
+        labels = [text.get_text() for text in panel.fig.axes[0].texts]
+        assert [float(label.replace("\u2212", "-")) for label in labels] == pytest.approx(
+            E, abs=1e-9
+        ), labels
+    panel.set(J12=0.5, J23=0.5, J13=-0.5, theta=0.25)
+    labels = [text.get_text() for text in panel.fig.axes[0].texts]
+    assert "+1.75" in labels and "\u22120.75" in labels and "+0.25" in labels

@@ -1,54 +1,18 @@
-"""``python -m tools execute|present|site|env-yml|answer-hash``, from the repository root."""
+"""``python -m tools execute|sync|present|site|env-yml|answer-hash``, from the repository root."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-from .kernel_client import CLIENT
-
-
-def title_of(notebook: Path) -> str:
-    """The first ``# `` heading of a notebook's first markdown cell, or its file name."""
-    for cell in json.loads(notebook.read_text())["cells"]:
-        if cell["cell_type"] == "markdown":
-            first = "".join(cell["source"]).lstrip().split("\n", 1)[0]
-            return first[2:].strip() if first.startswith("# ") else notebook.stem
-    return notebook.stem
-
 
 def present(port: int, directory: str) -> None:
-    """Serve the Voila dashboards on 127.0.0.1 (``make present``); bmlab is imported here,
-    before the server starts, not on the first page. The index page lists the folder's
-    dashboards by title (``tools/present/tree.html``, read at every request)."""
-    from voila.app import Voila
+    """Serve a folder of dashboards on 127.0.0.1 (``make present``): what ``bmlab-present``
+    does with the installed dashboards (:mod:`bmlab_present.app`)."""
+    from bmlab_present.app import serve
 
-    import bmlab  # noqa: F401
-
-    class Present(Voila):
-        def setup_template_dirs(self):
-            super().setup_template_dirs()
-            self.template_paths.insert(0, str(Path(__file__).parent / "present"))
-
-        def init_settings(self):
-            settings = super().init_settings()
-            root = Path(self.root_dir)
-            settings["voila_jinja2_env"].globals["title_of"] = lambda path: title_of(root / path)
-            return settings
-
-    Present.launch_instance(
-        [
-            "--no-browser",
-            "--Voila.ip=127.0.0.1",
-            f"--port={port}",
-            "--Voila.port_retries=0",  # the printed address is the one served
-            f"--KernelManager.client_class={CLIENT}",
-            "--VoilaConfiguration.classic_tree=True",  # a server-side index: no blank page first
-            directory,
-        ]
-    )
+    serve(directory, port=port)
 
 
 def main(argv=None) -> None:
@@ -56,6 +20,10 @@ def main(argv=None) -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     ex = sub.add_parser("execute", help="re-execute notebooks in place")
     ex.add_argument("paths", nargs="+")
+    sy = sub.add_parser(
+        "sync", help="rewrite jupytext pairs as jupytext writes them (default: every pair)"
+    )
+    sy.add_argument("paths", nargs="*")
     pr = sub.add_parser("present", help="serve Voila dashboards on 127.0.0.1 (make present)")
     pr.add_argument("--port", type=int, default=8866)
     pr.add_argument("directory", nargs="?", default="dashboards")
@@ -71,6 +39,11 @@ def main(argv=None) -> None:
         from .notebooks import execute
 
         execute([str(Path(p).resolve()) for p in args.paths])
+    elif args.command == "sync":
+        from .notebooks import pairs, sync
+
+        for line in sync([Path(p) for p in args.paths] or pairs()) or ["every pair as written"]:
+            print(line)
     elif args.command == "present":
         present(args.port, args.directory)
     elif args.command == "site":

@@ -4,7 +4,8 @@ One HTML page per notebook (nbconvert with ``docs/site_template``: stored output
 panels as their PNG snapshots), the worked solutions of ``notebooks/solutions/`` in
 ``site/solutions/``, ``index.html``, and MathJax 2 copied from the ``jupyter-server-mathjax``
 package, so no page loads anything from outside ``site/``. Links between notebooks
-(``solutions/01_..._solutions.ipynb#Exercise-1``) point to their pages.
+(``solutions/01_solutions.ipynb#cell-id=Exercise-1``) point to their pages, whose cells carry
+the same ids. A page's title is its notebook's first heading.
 """
 
 from __future__ import annotations
@@ -52,9 +53,10 @@ def page(exporter: HTMLExporter, path: Path, site_root: str) -> tuple[str, str]:
     """The HTML page of one notebook (links to notebooks turned into links to their pages)
     and its title."""
     nb = nbformat.read(path, as_version=4)
+    nb.metadata["title"] = title = title_of(nb)  # the page's <title>, not the file name
     resources = {"metadata": {"name": path.stem}, "site_root": site_root}
     body, _ = exporter.from_notebook_node(nb, resources=resources)
-    return _NOTEBOOK_LINK.sub(r'href="\1.html\2"', body), title_of(nb)
+    return _NOTEBOOK_LINK.sub(r'href="\1.html\2"', body), title
 
 
 def build_site(out: Path) -> Path:

@@ -124,7 +124,8 @@ def _build_fig53(fancy: bool = False, logx: bool = False):
         set_heights(bars_chain, freq)
         top = float(max(p_exact.max(), freq.max()))
         for txt, xi, e, h in zip(e_text, x, energies, np.maximum(p_exact, freq), strict=True):
-            txt.set_text(f"{e:+.2g}".replace("-", "\u2212"))
+            label = f"{round(e, 2) + 0.0:+.2f}".rstrip("0").rstrip(".")  # 0.05 grid: 2 decimals
+            txt.set_text(label.replace("-", "\u2212"))
             txt.set_position((xi, h + 0.01 * top))
         ax_bar.set_ylim(0.0, 1.32 * top + 1e-3)  # headroom for energies and legend
         idx = _thin(len(running))
@@ -227,10 +228,9 @@ def _two_basin_figure(n: int, n_chains: int, n_sweeps: int):
         1, 2, figsize=(9.0, 3.6), layout="constrained", gridspec_kw={"width_ratios": [1.5, 1.0]}
     )
     t = np.arange(1, n_sweeps + 1)
-    colors = [ORANGE, *EXTRA]  # chains: samples (orange, then the extra colours)
-    lines = [
-        ax_t.plot(t, np.zeros(n_sweeps), lw=1.0, color=colors[c % len(colors)])[0]
-        for c in range(n_chains)
+    lines = [  # chains are samples: orange, told apart by strength (as in notebook 01)
+        ax_t.plot(t, np.zeros(n_sweeps), lw=1.0, color=ORANGE, alpha=alpha)[0]
+        for alpha in np.linspace(0.4, 1.0, n_chains)
     ]
     ax_t.axhline(0.0, color=GRAY, lw=0.8, ls=":")
     ax_t.set(xlim=(0, n_sweeps), ylim=(-1.08, 1.08), xlabel="sweeps")
@@ -336,7 +336,7 @@ def tempering_panel(n_temps=12, seed=0, n=12, beta=3.0, n_sweeps=200):
     ax.bar(m - w, p_m, w, color=NAVY, label="exact")
     bars = [
         ax.bar(m + d, np.zeros(n + 1), w, color=c, label=lab)
-        for d, c, lab in ((0.0, GRAY, "plain Glauber"), (w, ORANGE, "parallel tempering"))
+        for d, c, lab in ((0.0, ORANGE, "plain Glauber"), (w, EXTRA[0], "parallel tempering"))
     ]
     ax.set(xlabel="magnetisation m", ylabel="probability", ylim=(0.0, 1.02))
     ax.legend(loc="upper center", fontsize="small")

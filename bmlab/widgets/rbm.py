@@ -11,14 +11,7 @@ from matplotlib.collections import LineCollection
 
 from ..data import bars_and_stripes, max_log_likelihood
 from ..learning import train
-from ..panel import (
-    Panel,
-    choice,
-    layout_once,
-    reference_line,
-    set_heights,
-    slider,
-)
+from ..panel import Panel, choice, layout_once, reference_line, set_heights, slider
 from ..plotting import GRAY, NAVY, ORANGE, mosaic
 from ..rbm import RBM, CDGradient, ExactRBMGradient, PCDGradient
 

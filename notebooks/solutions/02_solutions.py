@@ -6,8 +6,9 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (bmlab)
 #     language: python
 #     name: python3
 # ---
@@ -16,7 +17,7 @@
 # # 02 · The Z ledger: worked solutions
 #
 # The worked solutions to the exercises of
-# [notebook 02](../02_z_ledger.ipynb#Exercises). Try each exercise there first: its check
+# [notebook 02](../02_z_ledger.ipynb#cell-id=Exercises). Try each exercise there first: its check
 # cell tells you whether your answer is right without showing it. Each section below is
 # self-contained.
 

@@ -6,8 +6,9 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (bmlab)
 #     language: python
 #     name: python3
 # ---
@@ -15,9 +16,9 @@
 # %% [markdown]
 # # 06 · The spherical machine: worked solutions
 #
-# Worked solutions to the exercises of [notebook 06](../06_spherical_machine.ipynb#Exercises).
-# Try each exercise there first; every section below recomputes what it needs, so it runs on
-# its own.
+# Worked solutions to the exercises of
+# [notebook 06](../06_spherical_machine.ipynb#cell-id=Exercises). Try each exercise there
+# first; every section below recomputes what it needs, so it runs on its own.
 
 # %%
 import numpy as np
@@ -59,6 +60,7 @@ lam[-1] = 4.0
 answer = bmlab.spherical_moments(lam, 1.0)[1][-1] / N
 print(f"exact share at N = {N}: {answer:.3f}; large-N limit: {1 - 1 / 4:.3f}")
 assert bmlab.check("06.2", answer)
+
 
 # %% [markdown]
 # ## Exercise 3

@@ -1,0 +1,5 @@
+"""``python -m bmlab_present``: the same as the ``bmlab-present`` command."""
+
+from .app import main
+
+main()
