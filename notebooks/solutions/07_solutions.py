@@ -8,7 +8,7 @@
 #       format_version: '1.3'
 #       jupytext_version: 1.19.6
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (bmlab)
 #     language: python
 #     name: python3
 # ---
@@ -16,9 +16,9 @@
 # %% [markdown]
 # # 07 · The RBM's phase diagram: worked solutions
 #
-# Worked solutions to the exercises of [notebook 07](../07_rbm_phase_diagram.ipynb#Exercises).
-# Try each exercise there first; every section below recomputes what it needs, so it runs on
-# its own.
+# Worked solutions to the exercises of
+# [notebook 07](../07_rbm_phase_diagram.ipynb#cell-id=Exercises). Try each exercise there
+# first; every section below recomputes what it needs, so it runs on its own.
 
 # %%
 import numpy as np
