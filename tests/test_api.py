@@ -22,18 +22,24 @@ DASHBOARDS = sorted((ROOT / "dashboards").glob("*.ipynb"))
 BENCHMARKS = sorted((ROOT / "benchmarks").glob("*.py"))
 #: Where a public name may be used for it to count as used (tests do not count).
 USERS = [*NOTEBOOKS, *DASHBOARDS, *BENCHMARKS, *sorted((ROOT / "tools").glob("*.py")), *MODULES]
-#: The spherical machine (notebook 06) is counted apart: it may add its own size, no more.
-APART = {PACKAGE / "spherical.py", PACKAGE / "widgets" / "spherical.py"}
+#: The spherical machine (notebook 06) and the RBM's phase diagram (notebook 07) are counted
+#: apart: each may add its own size, no more.
+APART = {
+    PACKAGE / "spherical.py",
+    PACKAGE / "widgets" / "spherical.py",
+    PACKAGE / "phases.py",
+    PACKAGE / "widgets" / "phases.py",
+}
 PANEL_MODULES = [p for p in MODULES if "widgets" in p.parts or p.name == "panel.py"]
 CORE_MODULES = [p for p in MODULES if p not in PANEL_MODULES]
 #: Line budgets (formatted code, docstrings included) and sizes of one function or class.
 #: Issue 21 asked for panels <= 1400; with numpydoc restored on the builders (about +70 lines
 #: over the 1545 it measured) the simplified panels need 1500 (see the issue's report).
 #: Panels: 1500, plus the two lines (import, registry entry) by which bmlab/widgets/__init__.py
-#: lists notebook 06's panel, whose module is counted apart.
+#: lists each of the panels of notebooks 06 and 07, whose modules are counted apart.
 #: Issue 26 (section 5) gave every figure a notebook shows alt text: bmlab.panel.describe and
 #: the display hook that use_style switches on (panels +48 net; core +3, the call in use_style).
-MAX_CORE, MAX_PANELS, MAX_FUNCTION, MAX_CLASS = 2300 + 3, 1500 + 2 + 48, 80, 300
+MAX_CORE, MAX_PANELS, MAX_FUNCTION, MAX_CLASS = 2300 + 3, 1500 + 2 + 2 + 48, 80, 300
 
 
 def _tree(path: Path) -> ast.Module:

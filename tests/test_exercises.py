@@ -68,11 +68,11 @@ def test_check_is_exported():
 
 def test_every_exercise_is_well_formed():
     ids = list(exercises.EXERCISES)
-    assert all(re.fullmatch(r"0[1-6]b?\.\d", i) for i in ids), ids
+    assert all(re.fullmatch(r"0[1-7]b?\.\d", i) for i in ids), ids
     for entry in exercises.EXERCISES.values():
         assert set(entry) == {"decimals", "sha256", "hint"}
         assert re.fullmatch(r"[0-9a-f]{64}", entry["sha256"]) and entry["hint"]
-    for nb in ("01", "02", "03", "04", "05", "05b", "06"):
+    for nb in ("01", "02", "03", "04", "05", "05b", "06", "07"):
         assert sum(i.startswith(f"{nb}.") for i in ids) >= 3
 
 
@@ -174,6 +174,19 @@ def test_stored_hashes_match_answers_computed_independently():
     assert check("06.2", share)  # exact share along the spike, 3 decimals
     log_Z, share = _rank_one_sphere(1000, 3.0)
     assert check("06.3", 1.5 * 1000 * share - log_Z)  # KL(teacher || uniform), 1 decimal
+
+    assert check("07.1", 3**0.5 + 3**-0.5)  # bulk edge sigma (c^-1/4 + c^1/4), c = 1/9
+    k = np.arange(11)  # 07.2: rank-one +-1 machine, N_v = N_h = 10, w = 1, T = 0.8
+    m = (10 - 2 * k) / 10
+    weights = special.comb(10, k) * np.cosh(m / 0.8) ** 10
+    assert check("07.2", weights @ np.abs(m) / weights.sum())  # <|m|>, 3 decimals
+
+    def tanh2(q):  # E tanh^2(2 sqrt(q) z), z ~ N(0, 1), by adaptive quadrature
+        return integrate.quad(
+            lambda z: math.tanh(2 * math.sqrt(q) * z) ** 2 * math.exp(-z * z / 2), -12, 12
+        )[0] / math.sqrt(2 * math.pi)
+
+    assert check("07.3", brentq(lambda q: tanh2(q) - q, 0.1, 1.0))  # RS overlap at T = sigma/2
 
 
 def _rank_one_sphere(n: int, c: float) -> tuple[float, float]:

@@ -34,6 +34,7 @@ DATA = ("tests/test_data.py", "tests/test_data_parity.py")
 AIS = ("tests/test_ais.py",)
 TEMPERING = ("tests/test_tempering.py",)
 EXERCISES = ("tests/test_exercises.py",)
+PHASES = ("tests/test_phases.py",)
 
 
 def _mutants(module, tests, *rows):
@@ -607,5 +608,107 @@ MUTANTS = [
             'return self != ""',
         ),
         ("exercises: no answer counts as one", "if answer is None:", "if False:"),
+    ),
+    *_mutants(
+        "phases",
+        PHASES,
+        ("phases: log 2cosh without |x|", "out = A.sum(axis=1)", "out = 0.0 * A.sum(axis=1)"),
+        (
+            "phases: visible bias with the wrong sign",
+            "A.append(beta * (S @ a[lo:hi]))",
+            "A.append(-beta * (S @ a[lo:hi]))",
+        ),
+        (
+            "phases: the field of the units fixed at +1 forgotten",
+            "F[1] += beta * (W[n_bits:].sum(axis=0) + b)",
+            "F[1] += beta * b",
+        ),
+        (
+            "phases: hidden field without beta",
+            "F.append(beta * (S @ W[lo:hi]))",
+            "F.append(S @ W[lo:hi])",
+        ),
+        (
+            "phases: half enumeration forgets the mirror images in log Z",
+            "log_Z += symmetric * math.log(2.0)",
+            "log_Z += 0.0",
+        ),
+        (
+            "phases: mirror image at the same m",
+            "np.concatenate([M[:, :k], -M[:, :k]])",
+            "np.concatenate([M[:, :k], M[:, :k]])",
+        ),
+        ("phases: m not divided by N_v", "M.append(S @ U[lo:hi] / n)", "M.append(S @ U[lo:hi])"),
+        (
+            "phases: TAP reaction term added",
+            "x - beta**2 * H * ((1 - M * M) @ W2)",
+            "x + beta**2 * H * ((1 - M * M) @ W2)",
+        ),
+        (
+            "phases: TAP visible term with the visible means",
+            "x - beta**2 * M * ((1 - H * H) @ W2.T)",
+            "x - beta**2 * M * ((1 - M * M) @ W2)",
+        ),
+        (
+            "phases: mean-field entropy with the wrong sign",
+            "- (_entropy(M) + _entropy(H)) / beta",
+            "+ (_entropy(M) + _entropy(H)) / beta",
+        ),
+        (
+            "phases: Onsager free energy without the 1/2",
+            "F -= 0.5 * beta * np.einsum",
+            "F -= beta * np.einsum",
+        ),
+        (
+            "phases: every fixed point called converged",
+            "_merged(M, H, error <= tol,",
+            "_merged(M, H, error == error,",
+        ),
+        (
+            "phases: unconverged points merged",
+            "if ok[k]] if ok[r] else []",
+            "if True] if True else []",
+        ),
+        (
+            "phases: heat bath at half the field",
+            "np.exp(-2.0 * field)",
+            "np.exp(-1.0 * field)",
+        ),
+        (
+            "phases: states swapped, energies not",
+            "H[hi], H[lo], E[hi], E[lo]",
+            "H[hi], H[lo], E[lo], E[hi]",
+        ),
+        (
+            "phases: every replica at the coldest beta",
+            "H = _spins(rng, beta_rows * (S @ W + b))",
+            "H = _spins(rng, betas[-1] * (S @ W + b))",
+        ),
+        (
+            "phases: overlap of a chain with itself",
+            "R[:, 0 : 2 * (C // 2) : 2], R[:, 1::2]",
+            "R[:, 1::2], R[:, 1::2]",
+        ),
+        (
+            "phases: swap rates per ladder, not per proposal",
+            "run.swap_rates[:] /= n_sweeps * C",
+            "run.swap_rates[:] /= n_sweeps",
+        ),
+        ("phases: modes not divided by N", "W = (U * w) @ V.T / n +", "W = (U * w) @ V.T +"),
+        (
+            "phases: noise of variance sigma^2",
+            "rng.normal(0.0, sigma / math.sqrt(n),",
+            "rng.normal(0.0, sigma,",
+        ),
+        (
+            "phases: sparse vectors one component too many",
+            "size = round(SPARSITY * n)",
+            "size = round(SPARSITY * n) + 1",
+        ),
+        (
+            "phases: replica overlap from tanh, not tanh^2",
+            "m_new, q_new = t @ _PHI, (t * t) @ _PHI",
+            "m_new, q_new = t @ _PHI, np.abs(t) @ _PHI",
+        ),
     ),
 ]
