@@ -86,23 +86,46 @@ def _newton(w: complex, v: float, d: np.ndarray, t: float) -> complex:
     raise RuntimeError("the steepest-descent path of the spherical machine was lost")
 
 
+def _nodes_at_once(v: np.ndarray, d: np.ndarray, t: float, guess: np.ndarray):
+    """Newton's method on all nodes delta_k (v_k > 0) at once, from ``guess``; None unless
+    every node converged into the upper half plane (then :func:`_path` goes node by node)."""
+    w = guess
+    for _ in range(12):
+        g = t * w - 0.5 * np.sum(np.log1p(w[:, None] / d), axis=1) + v * v
+        step = g / (t - 0.5 * np.sum(1.0 / (d + w[:, None]), axis=1))
+        w = w - step
+        if np.all(np.abs(step) <= 1e-9 * np.abs(w + d.min())):
+            return w if np.all(w.imag > 0) else None
+    return None
+
+
 def _path(d: np.ndarray, t: float):
     """Nodes delta_k = z_k - z* (v_k >= 0, upper half plane), dz/dv there and the trapezoid
     weights exp(-v^2) h / pi (half at v = 0), so that (2 pi i)^-1 int exp(g - g*) f dz equals
-    ``weights @ (dz * f(z)).imag`` for f real on the real axis."""
+    ``weights @ (dz * f(z)).imag`` for f real on the real axis.
+
+    The nodes: Newton's method on all of them at once, from the path's Taylor expansion at
+    the saddle (i v sqrt(2 / g'') plus the curvature term); should a node not converge, node
+    by node from the saddle, each Newton start extrapolated from the node before."""
     v = _STEP * np.arange(_NODES)
+    g2 = 0.5 * np.sum(d**-2.0)
+    curvature = -2.0 * np.sum(d**-3.0) / (3.0 * g2**2)  # d^2 z / dv^2 at the saddle
     delta = np.zeros(_NODES, complex)
     dz = np.empty(_NODES, complex)
-    g2 = 0.5 * np.sum(d**-2.0)
     dz[0] = 1j * np.sqrt(2.0 / g2)
-    curvature = -2.0 * np.sum(d**-3.0) / (3.0 * g2**2)  # d^2 z / dv^2 at the saddle
-    for k in range(1, _NODES):
-        guess = delta[k - 1] + _STEP * dz[k - 1] + 0.5 * _STEP**2 * curvature
-        delta[k] = _newton(guess, v[k], d, t)
-        q = 1.0 / (d + delta[k])
-        slope = t - 0.5 * np.sum(q)  # g'(z_k)
-        dz[k] = -2.0 * v[k] / slope  # from g(z(v)) = g* - v^2
-        curvature = (-2.0 - 0.5 * np.sum(q * q) * dz[k] ** 2) / slope
+    taylor = v[1:] * dz[0] + 0.5 * curvature * v[1:] ** 2
+    at_once = _nodes_at_once(v[1:], d, t, taylor)
+    if at_once is not None:
+        delta[1:] = at_once
+        dz[1:] = -2.0 * v[1:] / (t - 0.5 * np.sum(1.0 / (d + at_once[:, None]), axis=1))
+    else:
+        for k in range(1, _NODES):
+            guess = delta[k - 1] + _STEP * dz[k - 1] + 0.5 * _STEP**2 * curvature
+            delta[k] = _newton(guess, v[k], d, t)
+            q = 1.0 / (d + delta[k])
+            slope = t - 0.5 * np.sum(q)  # g'(z_k)
+            dz[k] = -2.0 * v[k] / slope  # from g(z(v)) = g* - v^2
+            curvature = (-2.0 - 0.5 * np.sum(q * q) * dz[k] ** 2) / slope
     weights = _STEP / np.pi * np.exp(-(v**2))
     weights[0] /= 2
     return delta, dz, weights
