@@ -43,6 +43,7 @@ __all__ = [
 ]
 
 _TARGET_ACCEPTANCE = 0.574  # optimal for MALA in high dimension (Roberts & Rosenthal 1998)
+_WINDOW = 50  # burn-in steps between two adjustments of the step size
 
 
 def _positive(value, name: str) -> float:
@@ -107,9 +108,9 @@ def spherical_posterior(
     leaves the posterior invariant, so its draws follow it in the limit of a long chain.
 
     Step size h: ``step`` if given; otherwise it starts at 1 / (eta (K + 2 gamma) N^(1/3)) and
-    is adapted during the burn-in towards an acceptance rate of 0.574 (each accepted proposal
-    multiplies h by exp(0.05 (1 - 0.574)), each rejected one by exp(-0.05 * 0.574)), then
-    frozen: after the burn-in the chain is plain MALA. The autocorrelation of a draw's top
+    is adapted during the burn-in towards an acceptance rate of 0.574: after every 50 steps,
+    h is multiplied by exp(2 (a - 0.574)), a the share of those 50 proposals accepted. Then
+    it is frozen: after the burn-in the chain is plain MALA. The autocorrelation of a draw's top
     eigenvalue decays within tens to hundreds of steps at N = 50 (notebook 06b, Section 1,
     measures it); use ``thin`` to keep every thin-th step.
 
@@ -143,7 +144,7 @@ def spherical_posterior(
     adapt, h = h is None, h or 1.0 / (eta * (K + 2 * gamma) * N ** (1 / 3))
     target = _Target(X, gamma, eta)
     log_p, grad = target(W)
-    draws = np.empty((n_samples, N, N))
+    draws, recent = np.empty((n_samples, N, N)), 0
     for i in range(burn_in + n_samples * thin):
         mean = W + 0.5 * h * grad
         proposal = mean + math.sqrt(h) * _traceless(_symmetric_noise(rng, N))
@@ -158,8 +159,10 @@ def spherical_posterior(
         if accepted:
             W, log_p, grad = proposal, log_p_new, grad_new
         if i < burn_in:
-            if adapt:
-                h *= math.exp(0.05 * (accepted - _TARGET_ACCEPTANCE))
+            recent += accepted
+            if adapt and (i + 1) % _WINDOW == 0:
+                h *= math.exp(2.0 * (recent / _WINDOW - _TARGET_ACCEPTANCE))
+                recent = 0
         elif (i - burn_in + 1) % thin == 0:
             draws[(i - burn_in) // thin] = W
     t = rng.standard_normal(n_samples) / math.sqrt(eta * gamma)
