@@ -26,7 +26,7 @@ from bmlab.learning import train
 from bmlab.posterior import LangevinSphericalGradient, spherical_order_parameters
 from bmlab.spherical import SphericalBM
 
-SIZES = (100, 200)
+SIZES = (50, 100, 200)
 NUS = (1, 2, 4, 8, 16, 32)
 C_STAR, ETA, GAMMA_PER_K, SEED = 3.0, 1.0, 0.3, 66
 UPDATES, RECORD, BATCHES = 3000, 20, 10

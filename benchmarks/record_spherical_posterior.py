@@ -10,8 +10,8 @@ then 100 draws 20 steps apart). For every draw, exactly: the order parameters ag
 KL(teacher || model), and the top eigenvalue of W minus the mean eigenvalue. Stored per chain:
 the means and their batch-means standard errors (10 batches), and the integrated
 autocorrelation time of the reverse KL in steps. For 25 draws of the first chain, the reverse
-KL and the overlap at sampling temperatures BETAS; for 8 draws, one exact sample x each (the
-posterior predictive; stored as round(10 x)).
+KL and the overlap at sampling temperatures BETAS; for 6 draws, one exact sample x each (the
+posterior predictive; a row of round(4 x), space-separated, per sample).
 
     nice .venv/bin/python benchmarks/record_spherical_posterior.py   # about 15 min idle
 
@@ -32,9 +32,9 @@ N, K, SEED = 50, 50, 62
 TEACHERS = (1.5, 3.0)
 ETAS = (0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 GAMMAS = (3.0, 10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0)
-BETAS = tuple(float(b) for b in np.round(np.geomspace(0.5, 3.0, 9), 3))
+BETAS = tuple(float(b) for b in np.round(np.geomspace(0.25, 4.0, 9), 3))  # 1 among them
 BURN_IN, DRAWS, THIN, BATCHES = 1000, 100, 20, 10
-STRIP = 8
+STRIP = 6
 MEASURES = ("alignment", "condensation", "overlap", "reverse_kl", "forward_kl", "top")
 
 
@@ -72,8 +72,8 @@ def tau_steps(x: np.ndarray) -> float:
 def chain_summary(values: np.ndarray) -> dict:
     batches = values.reshape(BATCHES, -1, values.shape[1]).mean(axis=1)
     se = batches.std(axis=0, ddof=1) / np.sqrt(BATCHES)
-    out = {f"{m}": round(float(v), 4) for m, v in zip(MEASURES, values.mean(axis=0), strict=True)}
-    out |= {f"{m}_se": round(float(s), 4) for m, s in zip(MEASURES, se, strict=True)}
+    out = {f"{m}": round(float(v), 5) for m, v in zip(MEASURES, values.mean(axis=0), strict=True)}
+    out |= {f"{m}_se": float(f"{s:.3g}") for m, s in zip(MEASURES, se, strict=True)}
     out["tau_steps"] = round(tau_steps(values[:, 3]), 1)
     return out
 
@@ -104,7 +104,7 @@ def grid_point(c_star, eta, gamma, u, teacher, X, seed):
         scan["reverse_kl"].append(round(float(np.mean(kls)), 3))
         scan["overlap"].append(round(float(np.mean(shares)), 4))
     strip = [
-        np.round(10 * SphericalBM(W).sample(1, rng=rng)[0]).astype(int).tolist()
+        " ".join(str(int(v)) for v in np.round(4 * SphericalBM(W).sample(1, rng=rng)[0]))
         for W in draws[:: DRAWS // STRIP][:STRIP]
     ]
     return {

@@ -110,9 +110,8 @@ def spherical_posterior(
     Step size h: ``step`` if given; otherwise it starts at 1 / (eta (K + 2 gamma) N^(1/3)) and
     is adapted during the burn-in towards an acceptance rate of 0.574: after every 50 steps,
     h is multiplied by exp(2 (a - 0.574)), a the share of those 50 proposals accepted. Then
-    it is frozen: after the burn-in the chain is plain MALA. The autocorrelation of a draw's top
-    eigenvalue decays within tens to hundreds of steps at N = 50 (notebook 06b, Section 1,
-    measures it); use ``thin`` to keep every thin-th step.
+    it is frozen: after the burn-in the chain is plain MALA. Notebook 06b measures the draws'
+    autocorrelation (a few steps at N = 2, tens of steps at N = 50); ``thin`` thins them.
 
     Parameters
     ----------
@@ -127,8 +126,7 @@ def spherical_posterior(
 
     Returns
     -------
-    ndarray, shape (n_samples, N, N): symmetric draws of W (n_samples N^2 floats: at N = 100,
-    1000 draws take 80 MB)
+    ndarray, shape (n_samples, N, N): symmetric draws of W (at N = 100, 1000 draws take 80 MB)
     """
     X = _check_sphere(X, "X")
     gamma, eta = _positive(gamma, "gamma"), _positive(eta, "eta")

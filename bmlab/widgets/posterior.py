@@ -53,7 +53,10 @@ class _Grid:
     def map(self, teacher: str, measure: str) -> np.ndarray:
         return np.array(
             [
-                [self.point(teacher, _label(e), _label(g))["chains"][0][measure] for g in self.gammas]
+                [
+                    self.point(teacher, _label(e), _label(g))["chains"][0][measure]
+                    for g in self.gammas
+                ]
                 for e in self.etas
             ]
         )
@@ -113,8 +116,9 @@ def posterior_panel(teacher: str = "3", gamma: str = "1000", eta: str = "0.1") -
     """
     grid = _Grid()
     controls = {
-        "teacher": choice("teacher", teacher, [_label(float(c)) for c in grid.teachers],
-                          description="teacher c*"),
+        "teacher": choice(
+            "teacher", teacher, [_label(float(c)) for c in grid.teachers], description="teacher c*"
+        ),
         "gamma": choice("gamma", gamma, [_label(g) for g in grid.gammas], description="γ"),
         "eta": choice("eta", eta, [_label(e) for e in grid.etas], description="η"),
     }
