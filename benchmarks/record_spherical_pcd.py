@@ -7,8 +7,8 @@ at eta = 1, gamma = 0.3 K and learning rate 1 / N^2, for UPDATES updates: once w
 negative phase, and once per nu in NUS with K persistent chains (started at data rows) moved
 by nu heat-bath steps per update. Every RECORD updates: the top eigenvalue of W minus its mean
 eigenvalue, the order parameters of the machine W against u (alignment, condensation, and the
-overlap <(u.x)^2>/N of its exact law) and the chains' share along u. Stored: the series, and
-their means over the second half with batch-means standard errors (10 batches).
+overlap <(u.x)^2>/N of its exact law) and the chains' share along u. Stored: their means over
+the second half with batch-means standard errors (10 batches).
 
     nice .venv/bin/python benchmarks/record_spherical_pcd.py   # about 10 min idle
 
@@ -60,11 +60,10 @@ def run(n: int, nu, X, u) -> dict:
     late = late[: len(late) // BATCHES * BATCHES]
     batches = late.reshape(BATCHES, -1, len(SERIES)).mean(axis=1)
     se = batches.std(axis=0, ddof=1) / np.sqrt(BATCHES)
-    out = {"step": h["step"].tolist()}
+    out = {}
     for i, name in enumerate(SERIES):
-        out[name] = np.round(values[:, i], 4).tolist()
-        out[f"{name}_mean"] = round(float(late[:, i].mean()), 4)
-        out[f"{name}_se"] = round(float(se[i]), 4)
+        out[f"{name}_mean"] = round(float(late[:, i].mean()), 5)
+        out[f"{name}_se"] = float(f"{se[i]:.3g}")
     return out
 
 
