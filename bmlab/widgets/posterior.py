@@ -12,7 +12,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ..panel import Panel, choice, layout_once, reference_line
+from ..panel import Panel, choice, layout_once
 from ..plotting import GRAY, ORANGE
 from ..results import load_results
 
@@ -39,7 +39,8 @@ class _Grid:
 
     def __init__(self):
         rec = load_results("spherical_posterior")
-        self.params, self.teachers = rec["params"], rec["data"]["teachers"]
+        self.params = rec["params"]
+        self.teachers = {_label(float(c)): t for c, t in rec["data"]["teachers"].items()}
         self.gammas = [float(g) for g in self.params["gammas"]]
         self.etas = [float(e) for e in self.params["etas"]]
         self.points = {
@@ -81,8 +82,8 @@ def _figure(grid: _Grid):
     ax_map.set_title("gray dots: W's top eigenvector along u", fontsize="small")
     (curve,) = ax_kl.plot(grid.gammas, np.ones(len(grid.gammas)), "o-", color=ORANGE, ms=4)
     (dot,) = ax_kl.plot([1.0], [1.0], "o", color=ORANGE, ms=11, mfc="none", mew=2)
-    uniform = reference_line(ax_kl, 1.0, "uniform law")
-    ax_kl.set(xscale="log", yscale="log", xlabel="γ", ylabel="reverse KL, nats")
+    uniform = ax_kl.axhline(1.0, color=GRAY, ls="--", lw=1)
+    ax_kl.set(xscale="log", xlabel="γ", ylabel="mean reverse KL, nats")
     kl_title = ax_kl.set_title("", fontsize="small")
     n = int(grid.params["N"])
     strip = ax_strip.imshow(
@@ -111,14 +112,12 @@ def posterior_panel(teacher: str = "3", gamma: str = "1000", eta: str = "0.1") -
     Panel
         Live panel, controls ``teacher, gamma, eta``: the condensation of the posterior's
         machines over (gamma, eta) with the chosen point, its mean reverse KL from the teacher
-        against gamma, and 8 samples of its posterior predictive; the status line names the
+        against gamma, and 6 samples of its posterior predictive; the status line names the
         phase and gives the order parameters.
     """
     grid = _Grid()
     controls = {
-        "teacher": choice(
-            "teacher", teacher, [_label(float(c)) for c in grid.teachers], description="teacher c*"
-        ),
+        "teacher": choice("teacher", teacher, list(grid.teachers), description="teacher c*"),
         "gamma": choice("gamma", gamma, [_label(g) for g in grid.gammas], description="γ"),
         "eta": choice("eta", eta, [_label(e) for e in grid.etas], description="η"),
     }
@@ -136,12 +135,11 @@ def posterior_panel(teacher: str = "3", gamma: str = "1000", eta: str = "0.1") -
         a["curve"].set_ydata(kls)
         a["dot"].set_data([float(gamma)], [kls[j]])
         uniform = grid.teachers[teacher]["uniform_reverse_kl"]
-        a["uniform"][0].set_ydata([uniform, uniform])
-        a["uniform"][1].set_y(uniform)
-        a["ax_kl"].set_ylim(0.7 * min(*kls, uniform), 1.4 * max(*kls, uniform))
-        a["kl_title"].set_text(f"posterior mean at η = {eta}")
+        a["uniform"].set_ydata([uniform, uniform])
+        a["ax_kl"].set_ylim(0.0, 1.1 * max(*kls, uniform))
+        a["kl_title"].set_text(f"η = {eta} (dashed: uniform law)")
         p = grid.point(teacher, eta, gamma)
-        a["strip"].set_data(np.array(p["strip"]) / 10)
+        a["strip"].set_data(np.array([row.split() for row in p["strip"]], float) / 4)
         c = p["chains"][0]
         return (
             f"c* = {teacher}, γ = {gamma}, η = {eta}: {_phase(c['alignment'], c['condensation'])} "
