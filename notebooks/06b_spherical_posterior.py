@@ -6,6 +6,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -193,7 +194,10 @@ def batch_means(values, n_batches=20):
     return batches.mean(axis=0), batches.std(axis=0, ddof=1) / np.sqrt(n_batches)
 
 
-mala = summary(bmlab.spherical_posterior(X2, gamma=GAMMA2, eta=ETA2, n_samples=4000, rng=rng))
+posterior = bmlab.spherical_posterior(
+    X2, gamma=GAMMA2, eta=ETA2, n_samples=4000, burn_in=1000, rng=rng
+)
+mala = summary(posterior)
 LR2 = 0.02
 noisy = bmlab.LangevinSphericalGradient(X2, gamma=GAMMA2, eta=ETA2, lr=LR2)
 run = bmlab.train(
@@ -231,12 +235,13 @@ plt.show()
 # **What to look for:** the orange histogram of the sampler's draws and the green outline of
 # noisy training both follow the navy density computed by quadrature.
 #
-# The table shows the same in numbers: the sampler's means agree with quadrature within
-# their standard errors, and noisy training at this learning rate agrees within a few of its
-# (larger) standard errors; its updates are strongly correlated, and what remains of its
-# discretisation error is smaller than their spread here. How correlated are the sampler's
-# draws? The autocorrelation of the gap between draws $t$ steps apart, and the share of
-# proposals accepted (a rejected proposal repeats the traceless part of $W$):
+# The table shows the same in numbers: the sampler's means agree with quadrature within 4
+# standard errors (the check line), and noisy training at this learning rate within about
+# two of its standard errors, which are several times larger: its updates are strongly
+# correlated, and its discretisation error, which a Metropolis test would remove, hides in
+# that spread here. How correlated are the sampler's draws? The autocorrelation of the gap
+# between draws $t$ steps apart, and the share of proposals accepted (a rejected proposal
+# repeats the traceless part of $W$):
 
 # %%
 gap = mala[:, 2] - mala[:, 2].mean()
@@ -252,10 +257,11 @@ moved = np.abs(np.diff(traceless.reshape(len(draws), -1), axis=0)).max(axis=1) >
 print(f"share of steps that moved W: {moved.mean():.2f}")
 
 # %% [markdown]
-# The step size adapts during the first 1000 steps (the burn-in) until about 0.57 of the
-# proposals are accepted, the best rate for this algorithm in many dimensions, then stays
-# fixed; after a few steps the draws are nearly independent. At $N = 50$ the recorded chains
-# of the next sections keep one draw every 20 steps and measure their own autocorrelation.
+# The step size adapts during the first 1000 steps (the burn-in) towards the acceptance rate
+# that is best for this algorithm in many dimensions (Roberts and Rosenthal), then stays
+# fixed; here 0.59 of the steps moved $W$, and draws a few steps apart are nearly
+# independent. At $N = 50$ the recorded chains of the next
+# sections keep one draw every 20 steps and measure their own autocorrelation.
 #
 # ## 2 · Phases of the trained machine
 #
@@ -301,9 +307,8 @@ print(
 # 10, for both teachers: at each point two chains of `bmlab.spherical_posterior`, one
 # started at $W = 0$ and one at a random $W$ with a wide spectrum, each 1000 steps of
 # burn-in and then 100 draws 20 steps apart (recorded by
-# `benchmarks/record_spherical_posterior.py`, about 15 minutes). Each draw was measured
-# exactly. Before trusting the averages: do the two chains agree, and how correlated are
-# the draws?
+# `benchmarks/record_spherical_posterior.py`). Each draw was measured exactly. Before
+# trusting the averages: do the two chains agree, and how correlated are the draws?
 
 # %%
 rec = bmlab.load_results("spherical_posterior")
@@ -329,6 +334,7 @@ print(f"integrated autocorrelation time of the reverse KL: median {np.median(tau
 def mean(c_star, eta, gamma, measure):
     """The posterior mean of a measure at a grid point (the two chains pooled)."""
     return float(np.mean([chain[measure] for chain in points[c_star, eta, gamma]["chains"]]))
+
 
 # %% [markdown]
 # We name the phases with two thresholds on the posterior means, chosen for $N = 50$ (at
@@ -375,23 +381,33 @@ plt.show()
 # dark region and reach into the light one, while the weak teacher's dark region at small
 # $\eta$ has no dots.
 #
-# PLACEHOLDER: reading of the phase tables.
+# Reading the tables. For the strong teacher every posterior with $\gamma \le 300$ is
+# condensed along the teacher, whatever $\eta$, except the warmest at $\gamma = 300$. For
+# $\gamma \ge 1000$ the prior has shrunk $W$ too much for condensation, and the posterior's
+# temperature decides what remains: cold posteriors keep $W$'s top eigenvector along $u$
+# (aligned but silent), warm ones lose it (isotropic). The weak teacher shows the fourth
+# phase: at the warmest $\eta$ the posterior's machines condense, but not along the teacher.
+# A warm posterior lets the entries of $W$ fluctuate widely; such a random bulk of
+# eigenvalues condenses onto its own top eigenvector, a random direction, and the weak
+# teacher's spike is too small to win it back. The same thresholds name the phases in the
+# panel of Section 7.
 #
 # ## 3 · The sampling temperature on each phase
 #
 # A trained machine may be sampled at $\beta \neq 1$ (notebook 06, Section 5). The record
-# holds, for 25 draws of each grid point, the reverse KL from the teacher and the overlap of
-# the machine $\beta W$ at nine values of $\beta$ between 0.5 and 3. Two points of the tables
-# above: an aligned but silent posterior of the strong teacher and one condensed off the weak
-# teacher.
+# holds, for every fourth draw of each grid point, the reverse KL from the teacher and the
+# overlap of the machine $\beta W$ at nine values of $\beta$ from $1/4$ to 4. We take one posterior
+# from each of the two phases whose samples miss the teacher: one aligned but silent (strong
+# teacher, $\eta = 0.3$, $\gamma = 1000$) and one condensed off the teacher (weak teacher,
+# $\eta = 0.03$, $\gamma = 100$). Only $\beta$ varies.
 
 # %%
 BETAS = np.array(rec["params"]["betas"])
 CASES = {
-    "aligned but silent": (3.0, 0.1, 1000.0),
+    "aligned but silent": (3.0, 0.3, 1000.0),
     "condensed off the teacher": (1.5, 0.03, 100.0),
 }
-fig, axes = plt.subplots(2, 2, figsize=(9.6, 5.2), layout="constrained", sharex=True)
+fig, axes = plt.subplots(2, 2, figsize=(9.6, 5.6), layout="constrained", sharex=True)
 for column, (name, key) in enumerate(CASES.items()):
     c_star, eta, gamma = key
     scan = points[key]["beta_scan"]
@@ -400,13 +416,13 @@ for column, (name, key) in enumerate(CASES.items()):
     teacher_c = rec["data"]["teachers"][str(c_star)]
     print(f"{name} (c* = {c_star}, eta = {eta:g}, gamma = {gamma:g}): phase {phase(*key)}")
     print(f"  beta = 1: reverse KL {kl[BETAS == 1][0]:.2f} nats, overlap {q[BETAS == 1][0]:.3f}")
-    print(f"  best beta {BETAS[best]:.2f}: reverse KL {kl[best]:.2f} nats, overlap {q[best]:.3f}"
-          f" (teacher's overlap {teacher_c['teacher_share']:.3f}, uniform law's KL "
-          f"{teacher_c['uniform_reverse_kl']:.2f})")
+    print(f"  best beta of the nine, {BETAS[best]:g}: reverse KL {kl[best]:.2f} nats, overlap "
+          f"{q[best]:.3f} (teacher's overlap {teacher_c['teacher_share']:.3f}, the uniform "
+          f"law's KL {teacher_c['uniform_reverse_kl']:.2f})")
     top, bottom = axes[0, column], axes[1, column]
     top.plot(BETAS, kl, "o-", color=bmlab.ORANGE, label="posterior mean")
     top.axhline(teacher_c["uniform_reverse_kl"], color=bmlab.GRAY, ls="--", lw=1,
-                label="uniform law")
+                label="uniform law's KL")
     top.set_title(f"{name}\n" + rf"($c^* = {c_star}$, $\eta = {eta:g}$, $\gamma = {gamma:g}$)",
                   fontsize="medium")
     bottom.plot(BETAS, q, "o-", color=bmlab.ORANGE)
@@ -415,20 +431,40 @@ for column, (name, key) in enumerate(CASES.items()):
     bottom.set_xlabel(r"sampling inverse temperature $\beta$")
     for ax in (top, bottom):
         ax.axvline(1.0, color=bmlab.GRAY, lw=0.8)
-        ax.set_xscale("log")
-        ax.set_xticks([0.5, 1, 2, 3], ["0.5", "1", "2", "3"])
-axes[0, 0].set_ylabel(r"reverse KL$(p_{\beta W}\,\|\,p^*)$, nats")
-axes[1, 0].set_ylabel(r"overlap $q$")
-axes[0, 1].legend(loc="upper right", fontsize="small")
-axes[1, 1].legend(loc="upper left", fontsize="small")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks([0.25, 0.5, 1, 2, 4], ["1/4", "1/2", "1", "2", "4"])
+        ax.minorticks_off()
+axes[0, 0].set_ylabel("mean reverse KL, nats")
+axes[1, 0].set_ylabel(r"mean overlap $q$")
+handles = axes[0, 0].get_legend_handles_labels()[0] + axes[1, 0].get_legend_handles_labels()[0]
+fig.legend(handles=handles, loc="outside lower center", ncols=3, fontsize="small")
 plt.show()
 
+
 # %% [markdown]
-# **What to look for:** PLACEHOLDER
+# **What to look for:** left, the KL drops steeply above $\beta = 1$ while the overlap climbs
+# towards the teacher's dotted line; right, the KL falls all the way down as $\beta$ falls
+# below 1, towards the uniform law's dashed line.
+#
+# The silent posterior has learned the direction: its top eigenvector lies along $u$, but
+# its eigenvalue is too small, next to the rest of the spectrum, to condense the samples.
+# Sampling colder, at $\beta = 4$, lets them condense onto it; the overlap rises from
+# 0.058 to 0.583, close to the teacher's 0.670, and the reverse KL falls from 20.74 to 8.91
+# nats. The posterior that condensed off the teacher has the opposite problem: its samples
+# crowd into a wrong direction, and the reverse KL punishes that hard (30.96 nats at $\beta
+# = 1$, far above the uniform law's 2.77). Sampling hotter spreads them out again; at $\beta
+# = 1/4$ the KL is down to 7.17 nats, and as $\beta \to 0$ it reaches the uniform law's.
+# Both are the paper's two directions of temperature tuning; neither machine was retrained.
 #
 # ## 4 · Double descent
 #
-# PLACEHOLDER
+# The paper's double descent is a curve of the reverse KL, averaged over the posterior,
+# against the prior's strength $\gamma$: it falls while the posterior is condensed along the
+# teacher, peaks where the condensation collapses, and falls again towards the uniform law.
+# Notebook 06 found no such curve at the MAP estimate. Here are both, for the strong
+# teacher: the recorded posterior means at every $\eta$, and the MAP machines ($\eta \to
+# \infty$) computed now by weight decay $\gamma/K$ as in notebook 06 (training the
+# eigenvalues of $W$ in the data's eigenbasis, warm-started from strong to weak penalty).
 
 # %%
 def map_fit(X_c, gammas, n_steps=300):
@@ -459,49 +495,82 @@ for eta in ETAS:
 map_curve = np.array([bmlab.spherical_kl(fits[g], teacher) for g in GAMMAS])
 print("  MAP        " + "".join(f"{kl:7.2f}" for kl in map_curve))
 
+
+# %% [markdown]
+# Is there a second descent? For each $\eta$: the first local minimum of the curve, the
+# highest point after it, and whether both the rise to that point and the fall after it
+# (to $\gamma = 10^4$) exceed 5 standard errors of the difference.
+
 # %%
-def pooled_se(c_star, eta, gamma, measure):
-    """The standard error of the two chains' pooled mean."""
-    a, b = points[c_star, eta, gamma]["chains"]
-    return 0.5 * np.hypot(a[f"{measure}_se"], b[f"{measure}_se"])
+def pooled_se(eta, gamma):
+    """The standard error of the two chains' pooled mean reverse KL (strong teacher)."""
+    a, b = points[3.0, eta, gamma]["chains"]
+    return 0.5 * np.hypot(a["reverse_kl_se"], b["reverse_kl_se"])
 
 
-for eta in ETAS:
-    kl = curves[eta]
-    i_min = int(np.argmin(kl))
-    if i_min == len(GAMMAS) - 1:
-        print(f"eta = {eta:5g}: the KL falls all the way to gamma = {GAMMAS[-1]:g}")
-        continue
+for eta, kl in curves.items():
+    i_min = next(i for i in range(len(kl) - 1) if kl[i + 1] > kl[i])
     i_peak = i_min + 1 + int(np.argmax(kl[i_min + 1 :]))
-    margin = 5 * np.hypot(pooled_se(3.0, eta, GAMMAS[i_peak], "reverse_kl"),
-                          pooled_se(3.0, eta, GAMMAS[-1], "reverse_kl"))
-    second = kl[i_peak] - max(kl[-1], uniform_kl) > margin
-    print(f"eta = {eta:5g}: smallest KL {kl[i_min]:.2f} at gamma = {GAMMAS[i_min]:g}, largest "
-          f"after it {kl[i_peak]:.2f} at gamma = {GAMMAS[i_peak]:g}; falls again, to the "
-          f"uniform law, by more than 5 standard errors: {second}")
 
-fig, ax = plt.subplots(figsize=(7.2, 4.2), layout="constrained")
+    def beyond(i, j, kl=kl, eta=eta):
+        """kl[i] - kl[j] > 5 standard errors of the difference."""
+        return kl[i] - kl[j] > 5 * np.hypot(pooled_se(eta, GAMMAS[i]), pooled_se(eta, GAMMAS[j]))
+
+    double = beyond(i_peak, i_min) and beyond(i_peak, len(kl) - 1)
+    after = (f"up to {kl[i_peak]:5.2f} at gamma = {GAMMAS[i_peak]:g}, down to {kl[-1]:5.2f}"
+             if i_peak < len(kl) - 1 else f"up all the way, to {kl[-1]:5.2f}")
+    print(f"eta = {eta:5g}: minimum {kl[i_min]:5.2f} at gamma = {GAMMAS[i_min]:g}, then {after} "
+          f"at 10^4: double descent {double}")
+
+fig, (ax, zoom) = plt.subplots(1, 2, figsize=(10.5, 4.0), layout="constrained")
 shades = plt.get_cmap("Oranges")(np.linspace(0.35, 1.0, len(ETAS)))
+tail = slice(GAMMAS.index(100.0), None)  # gamma >= 100, for the zoom
 for (eta, kl), shade, marker in zip(curves.items(), shades, "os^vDP", strict=True):
     ax.plot(GAMMAS, kl, marker=marker, color=shade, ms=5, label=rf"$\eta = {eta:g}$")
-ax.plot(GAMMAS, map_curve, "k-", color=bmlab.NAVY, lw=2.5, label=r"MAP ($\eta\to\infty$)")
-ax.axhline(uniform_kl, color=bmlab.GRAY, ls="--", lw=1, label="uniform law")
-ax.set_xscale("log")
+    if eta <= 0.3:
+        zoom.plot(GAMMAS[tail], kl[tail], marker=marker, color=shade, ms=5)
+for axis, part in ((ax, slice(None)), (zoom, tail)):
+    axis.plot(GAMMAS[part], map_curve[part], color=bmlab.NAVY, lw=2.5,
+              label=r"MAP ($\eta\to\infty$)")
+    axis.axhline(uniform_kl, color=bmlab.GRAY, ls="--", lw=1, label="uniform law")
+    axis.set_xscale("log")
+    axis.set_xlabel(r"prior strength $\gamma$")
 ax.set_yscale("log")
-ax.set_xlabel(r"prior strength $\gamma$")
 ax.set_ylabel(r"mean reverse KL$(p_W\,\|\,p^*)$, nats")
-ax.set_title(r"strong teacher: the reverse KL against $\gamma$")
-fig.legend(loc="outside right upper", fontsize="small")
+ax.set_title("strong teacher, every $\\eta$")
+zoom.set_ylim(0, 35)
+zoom.set_title(r"the three warmest $\eta$, $\gamma \geq 100$")
+fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", fontsize="small")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** PLACEHOLDER
+# **What to look for:** left, every curve falls, then rises towards the dashed line of the
+# uniform law; right, the $\eta = 0.1$ curve overshoots the dashed line near $\gamma = 1000$
+# and comes back down to it, while the colder curves and the navy MAP curve approach it
+# from below.
+#
+# At $\eta = 0.1$ the reverse KL has the paper's shape: a first descent while the posterior
+# is condensed along the teacher (down to 14.39 nats at $\gamma = 100$), a peak where
+# condensation collapses (Section 2's table: condensed up to $\gamma = 300$, aligned but
+# silent at 1000), 22.72 nats, above the uniform law's 22.14, and a second descent towards
+# it (22.31 at $\gamma = 10^4$). The colder posteriors and the MAP machines do not overshoot:
+# their KL rises monotonically to the uniform law's after its minimum. Why a peak needs a
+# warm posterior: right where it loses its condensation, a posterior's machine still carries
+# a wide, noisy spectrum, which makes its law far from uniform without pointing its samples
+# at the teacher; the reverse KL charges for both. Colder posteriors have less noise, the
+# MAP machine none. At the warmest $\eta = 0.03$ there is only a shoulder (the rise after
+# $\gamma = 100$ is within the noise). So at $N = 50$ double descent appears, weakly (about
+# half a nat), in a narrow window of warm posteriors, and is gone for $\eta \ge 0.3$, long
+# before the MAP limit.
 #
 # ## 5 · Warm and cold posteriors
 #
-# PLACEHOLDER
+# Which posterior temperature gives the best machines? For each $\gamma$ and each teacher,
+# the $\eta$ of the grid with the smallest mean reverse KL (and, last column, the smallest
+# mean forward KL).
 
 # %%
+coldest_wins, coldest_near = True, True
 for c_star, name in TEACHERS.items():
     print(f"{name} teacher c* = {c_star}:")
     print("   gamma   best eta   its reverse KL   at eta = 1    best eta (forward KL)")
@@ -509,8 +578,13 @@ for c_star, name in TEACHERS.items():
         reverse = [mean(c_star, e, g, "reverse_kl") for e in ETAS]
         forward = [mean(c_star, e, g, "forward_kl") for e in ETAS]
         at_one = reverse[ETAS.index(1.0)]
+        coldest_wins &= bool(np.argmin(reverse) == len(ETAS) - 1)
+        coldest_near &= bool(forward[-1] - min(forward) < 0.01)
         print(f"  {g:6g}   {ETAS[np.argmin(reverse)]:8g}   {min(reverse):14.2f}   "
               f"{at_one:10.2f}    {ETAS[np.argmin(forward)]:8g}")
+print(f"the coldest posterior of the grid (eta = {ETAS[-1]:g}) has the smallest mean reverse KL "
+      f"at every gamma, for both teachers: {coldest_wins}")
+print(f"its mean forward KL is within 0.01 nats of the smallest: {coldest_near}")
 
 fig, axes = plt.subplots(1, 2, figsize=(9.6, 3.6), layout="constrained", sharey=True)
 for ax, (c_star, name) in zip(axes, TEACHERS.items(), strict=True):
@@ -523,57 +597,114 @@ for ax, (c_star, name) in zip(axes, TEACHERS.items(), strict=True):
     ax.set_xlabel(r"posterior inverse temperature $\eta$")
     ax.set_title(rf"{name} teacher, $c^* = {c_star}$")
 axes[0].set_ylabel("mean reverse KL, nats")
-axes[1].legend(loc="upper right", fontsize="small")
+fig.legend(*axes[0].get_legend_handles_labels(), loc="outside right upper", fontsize="small")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** PLACEHOLDER
+# **What to look for:** every curve falls from left to right, or levels off: warmer
+# posteriors (left) are never better; the gray line marks Bayes' $\eta = 1$.
+#
+# At these sizes there is no warm-posterior regime: the coldest posterior in the grid wins
+# at every $\gamma$ for the reverse KL, and for the forward KL it is the best or within a
+# hundredth of a nat of it.
+# So $\eta = 1$, the Bayesian choice, is never the best here, and the correction always goes
+# the same way: colder. The reason shows in Section 4: at every $\gamma$ the MAP machine (the
+# $\eta \to \infty$ end) is at least as close to the teacher as the posterior's machines,
+# and averaging over the posterior only adds the noise of $W$'s fluctuations to each machine.
+# The paper finds warm posteriors best for weak regularisation or a weak signal in the limit
+# $N \to \infty$; with $N = K = 50$ we do not see it, for either teacher, at any $\gamma$ of
+# the grid.
 #
 # ## 6 · Too few sampling steps
 #
-# PLACEHOLDER
+# Finally, noisy training as the paper runs it: the negative phase $\langle
+# xx^\top\rangle_W$ of each Langevin update is not computed exactly but estimated from $K$
+# persistent chains, moved by $\nu$ heat-bath steps per update (notebook 06, Section 4).
+# `bmlab.LangevinSphericalGradient(..., nu=nu)` makes these updates; with `nu=None` it uses
+# the exact negative phase. The record `spherical_pcd`
+# (`benchmarks/record_spherical_pcd.py`) trains the full matrix $W$ for the strong teacher
+# at $N = K = 50$, 100 and 200, $\eta = 1$, $\gamma = 0.3K$, learning rate $1/N^2$ (so that
+# the eigenvalues of $W$ move at the same speed at every $N$), 3000 updates from $W = 0$,
+# and averages over the last 1500: the top eigenvalue of $W$, the overlap $q$ of the
+# machine's exact law and the chains' share along $u$.
 
 # %%
 pcd = bmlab.load_results("spherical_pcd")
 NUS = pcd["params"]["nus"]
-for n, run_n in pcd["data"].items():
-    runs = run_n["runs"]
-    print(f"N = {n} (data's share along u {run_n['data_share']:.3f})")
-    print("  negative phase     top eigenvalue   overlap q of W   chains' share")
+UPDATES = pcd["params"]["updates"]
+print(f"{UPDATES} updates per run; means over the last {UPDATES // 2}")
+SIZES = sorted(pcd["data"], key=int)
+for n in SIZES:
+    runs = pcd["data"][n]["runs"]
+    print(f"N = {n}")
+    print("  negative phase     top eigenvalue      overlap q of W     chains' share")
     for key in ("exact", *map(str, NUS)):
         r_ = runs[key]
-        label = "exact" if key == "exact" else f"nu = {key}"
-        print(f"  {label:14s}  " + "  ".join(
-            f"{r_[f'{m}_mean']:8.3f} ± {r_[f'{m}_se']:.3f}" for m in ("top", "overlap", "chains")
-        ))
+        cells = [f"{r_[f'{m}_mean']:7.3f} ± {r_[f'{m}_se']:.3f}" for m in ("top", "overlap")]
+        cells.append("" if key == "exact" else f"{r_['chains_mean']:7.3f} ± {r_['chains_se']:.3f}")
+        print(f"  {'exact' if key == 'exact' else f'nu = {key}':14s}  " + "   ".join(cells))
+excess = {n: np.array([pcd["data"][n]["runs"][str(nu)]["top_mean"] for nu in NUS])
+          - pcd["data"][n]["runs"]["exact"]["top_mean"] for n in SIZES}
+print("excess of the top eigenvalue over the exact run:")
+for n in SIZES:
+    print(f"  N = {n:>3}: " + "  ".join(f"nu = {nu}: {e:.3f}" for nu, e in zip(NUS, excess[n],
+                                                                             strict=True)))
+gaps = [abs(r_["chains_mean"] - pcd["data"][n]["runs"]["exact"]["overlap_mean"])
+        for n in SIZES for key, r_ in pcd["data"][n]["runs"].items() if key != "exact"]
+print(f"chains' share within 0.01 of the exact run's overlap, every N and nu: {max(gaps) < 0.01}")
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(11, 3.6), layout="constrained", sharex=True)
-for (n, run_n), marker in zip(pcd["data"].items(), "os", strict=True):
-    runs = run_n["runs"]
-    for ax, m in zip(axes, ("top", "overlap", "chains"), strict=True):
-        ax.errorbar(NUS, [runs[str(nu)][f"{m}_mean"] for nu in NUS],
-                    [runs[str(nu)][f"{m}_se"] for nu in NUS], marker=marker, color=EXTRA[1],
-                    ls="-" if marker == "o" else "--", label=f"persistent chains, N = {n}")
-        if m != "chains":
-            ax.axhline(runs["exact"][f"{m}_mean"], color=EXTRA[0],
-                       ls="-" if marker == "o" else "--", label=f"exact negative phase, N = {n}")
-LABELS = ("top eigenvalue of W", r"overlap $q$ of $p_W$", "chains' share along u")
-for ax, label in zip(axes, LABELS, strict=True):
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel(r"heat-bath steps per update $\nu$")
-    ax.set_ylabel(label)
-axes[2].axhline(pcd["data"]["100"]["data_share"], color=bmlab.GRAY, ls=":", label="data, N = 100")
-fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=2,
-           fontsize="small")
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained")
+for n, marker, ls in zip(SIZES, "o^s", (":", "--", "-"), strict=True):
+    runs = pcd["data"][n]["runs"]
+    ax1.plot(NUS, excess[n], marker=marker, ls=ls, color=EXTRA[1],
+             label=f"persistent chains, N = {n}")
+    q_pcd = [runs[str(nu)]["overlap_mean"] - runs["exact"]["overlap_mean"] for nu in NUS]
+    ax2.plot(NUS, q_pcd, marker=marker, ls=ls, color=EXTRA[1])
+ax1.plot(NUS, 0.6 / np.array(NUS), color=bmlab.GRAY, ls="--", lw=1, label=r"$0.6/\nu$")
+ax1.set_yscale("log")
+ax1.set_yticks([0.02, 0.05, 0.1, 0.2, 0.5], ["0.02", "0.05", "0.1", "0.2", "0.5"])
+ax1.minorticks_off()
+ax1.set_ylabel("top eigenvalue minus the exact run's")
+ax2.axhline(0.0, color=EXTRA[0], lw=2, label="exact negative phase")
+ax2.set_ylabel(r"overlap $q$ of $p_W$ minus the exact run's")
+for axis in (ax1, ax2):
+    axis.set_xscale("log", base=2)
+    axis.set_xticks(NUS, [str(nu) for nu in NUS])
+    axis.minorticks_off()
+    axis.set_xlabel(r"heat-bath steps per update $\nu$")
+handles = ax1.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
+fig.legend(handles=handles, loc="outside lower center", ncols=3, fontsize="small")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** PLACEHOLDER
+# **What to look for:** left, the three red lines nearly on top of each other, falling
+# about like the gray $0.6/\nu$; right, the machine's overlap above the exact run's for
+# small $\nu$, closing in on the green zero line as $\nu$ grows.
+#
+# Persistent chains with few steps bias noisy training in one way at these sizes: $W$'s top
+# eigenvalue overshoots the exact run's (by about 0.6 at $\nu = 1$), and the machine's own
+# law condenses more than the data (its overlap $q$ rises above the exact run's), while the
+# chains themselves keep exactly the share that the exact negative phase would give. The
+# reason is moment matching: in a stationary state the drift vanishes on average, so the
+# chains' second moment must equal $C - \frac{2\gamma}{K}W$, data minus prior, whatever
+# $\nu$ is. Chains that lag behind $W$ are less condensed than $W$'s equilibrium, so $W$ must
+# grow its top eigenvalue until even the lagging chains show the data's share. The excess
+# falls smoothly, about like $1/\nu$, with no threshold, and at a given $\nu$ it is about
+# the same at $N = 50$, 100 and 200. The paper's transition, below which the samples lose
+# the teacher, does not appear at these sizes and this learning rate: we find no $\nu_c$ to
+# locate, only a bias that shrinks as $\nu$ grows.
 #
 # ## 7 · The posterior, live
 #
-# PLACEHOLDER
+# The panel reads the recorded grid: pick the teacher, $\gamma$ and $\eta$. Left, the
+# condensation of the posterior's machines over the whole grid (darker is more condensed),
+# gray dots where $W$'s top eigenvector lies along $u$, and the chosen point (orange square).
+# Middle, the mean reverse KL against $\gamma$ at the chosen $\eta$, with the uniform law's.
+# Right, six samples $x$ of the posterior predictive (each from the machine of one posterior
+# draw); the teacher's direction is the last coordinate. The status line names the phase.
+# Try the strong teacher at $\eta = 0.1$ and step $\gamma$ up through 1000; then the weak
+# teacher at $\eta = 0.03$.
 
 # %% tags=["nbval-ignore-output"]
 panel = posterior_panel()
@@ -582,4 +713,85 @@ panel
 # %% [markdown]
 # ## Exercises
 #
-# PLACEHOLDER
+# Each exercise ends in a check cell: replace `None` by your answer (a number, to the
+# precision asked) and run the cell. `bmlab.check` replies `correct`, or `not yet` with a
+# hint; it never shows the answer. The worked solutions are in a notebook of their own,
+# [06b's solutions](solutions/06b_spherical_posterior_solutions.ipynb): open it after you
+# have tried.
+#
+# **1 · The trace is the prior's.** For any data at $N = 50$, what is the posterior standard
+# deviation of $\mathrm{tr}(W)$ at $\eta = 0.3$ and $\gamma = 30$? Reason it out from
+# Section 1; a few hundred draws of `bmlab.spherical_posterior` check you. *Your answer:* to
+# 3 decimals.
+# [worked solution](solutions/06b_spherical_posterior_solutions.ipynb#Exercise-1)
+
+# %%
+my_answer = None  # standard deviation of tr(W) at N = 50, eta = 0.3, gamma = 30, to 3 decimals
+bmlab.check("06b.1", my_answer)
+
+# %% [markdown]
+# **2 · Two directions on the circle.** At $N = 2$ take the teacher $W^* =
+# \mathrm{diag}(0, 3)$ and the model $W = \mathrm{diag}(0, 1)$. Compute the reverse KL
+# $\mathrm{KL}(p_W\,\|\,p^*)$ in closed form (Bessel functions; notebook 06, Exercise 1, has
+# $\log Z$ on the circle) and compare with `bmlab.spherical_kl`. *Your answer:* in nats, to 3
+# decimals.
+# [worked solution](solutions/06b_spherical_posterior_solutions.ipynb#Exercise-2)
+
+# %%
+my_answer = None  # reverse KL(p_W || p*) at N = 2, W = diag(0, 1), W* = diag(0, 3), to 3 decimals
+bmlab.check("06b.2", my_answer)
+
+# %% [markdown]
+# **3 · The MAP limit between two grid points.** Section 4 computed the MAP machine of the
+# strong teacher's data at the grid's values of $\gamma$. What is its reverse KL from the
+# teacher at $\gamma = 200$? *Your answer:* in nats, to 2 decimals.
+# [worked solution](solutions/06b_spherical_posterior_solutions.ipynb#Exercise-3)
+
+# %%
+my_answer = None  # reverse KL of the MAP machine at gamma = 200 (strong teacher), to 2 decimals
+bmlab.check("06b.3", my_answer)
+
+# %% [markdown]
+# ## Summary
+#
+# - The tempered posterior $P_\eta(W\mid X) \propto e^{\eta[\sum_k\log p_W(x_k) -
+#   \gamma\|W\|_F^2/2]}$ is the stationary law of noisy (Langevin) training; $\eta = 1$ is
+#   Bayes' rule, $\eta \to \infty$ the weight-decay fit of notebook 06 with decay
+#   $\gamma/K$, and the trace of $W$ follows the prior alone. `bmlab.spherical_posterior`
+#   samples it exactly in the limit (MALA, one eigendecomposition and one exact $\log Z$ per
+#   step), checked against quadrature at $N = 2$ (Section 1).
+# - Against a rank-one teacher the posterior's machines are condensed along the teacher,
+#   condensed off it (warm posteriors, weak teacher), aligned but silent, or isotropic,
+#   measured by the alignment $A$ and the condensation $H$ (Section 2).
+# - Raising $\beta$ wakes an aligned but silent machine, lowering it calms one condensed off
+#   the teacher; either lowers the reverse KL a lot (Section 3).
+# - Double descent of the posterior-averaged reverse KL against $\gamma$ appears at $N = 50$
+#   for a warm posterior ($\eta = 0.1$), weakly, and is gone for colder ones and at the MAP
+#   limit (Section 4).
+# - At these sizes colder posteriors are always better: $\eta = 1$ is never the best
+#   temperature, and no warm-posterior regime appears (Section 5).
+# - Noisy training with persistent chains and $\nu$ steps per update overshoots $W$'s top
+#   eigenvalue and over-condenses the machine by an amount that falls like $1/\nu$, the same
+#   at $N = 50$–200; the chains themselves keep the data's share, as moment matching
+#   demands, and no sharp $\nu_c$ appears (Section 6).
+#
+# ## References
+#
+# - The lecture, Chapter 5: Eq. 5.4 (the gradient, data minus model), which the drift of
+#   noisy training follows; notebook 06 for the spherical machine itself.
+# - T. Tulinski, S. Cocco, R. Monasson, J. Fernandez-De-Cossio-Diaz, "Spherical Boltzmann
+#   machines: a solvable theory of learning and generation in energy-based models" (2026;
+#   summary in `../shared/lecture/`): the tempered posterior, its phases, double descent,
+#   warm and cold posteriors and the sampling-rate transition, for $N \to \infty$.
+# - G. O. Roberts, R. L. Tweedie, "Exponential convergence of Langevin distributions and
+#   their discrete approximations", *Bernoulli* (1996): the Metropolis-adjusted Langevin
+#   algorithm.
+# - G. O. Roberts, J. S. Rosenthal, "Optimal scaling of discrete approximations to Langevin
+#   diffusions", *Journal of the Royal Statistical Society B* (1998): the best acceptance
+#   rate of MALA in many dimensions.
+# - M. Welling, Y. W. Teh, "Bayesian learning via stochastic gradient Langevin dynamics",
+#   *ICML* (2011): noisy training as posterior sampling.
+# - F. Wenzel et al., "How good is the Bayes posterior in deep neural networks really?",
+#   *ICML* (2020): cold posteriors.
+# - A. D. Sokal, "Monte Carlo methods in statistical mechanics: foundations and new
+#   algorithms" (1997 lecture notes): integrated autocorrelation times and their window.

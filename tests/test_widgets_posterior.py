@@ -43,7 +43,8 @@ def test_the_figure_and_status_show_the_recorded_point(teacher, gamma, eta):
     curve = ax_kl.lines[0]
     expected = [POINTS[float(teacher), float(eta), g]["chains"][0]["reverse_kl"] for g in gammas]
     np.testing.assert_allclose(curve.get_ydata(), expected)
-    np.testing.assert_allclose(ax_strip.images[0].get_array(), np.array(point["strip"]) / 10)
+    strip = np.array([row.split() for row in point["strip"]], float) / 4  # quarters of x_i
+    np.testing.assert_allclose(ax_strip.images[0].get_array(), strip)
 
 
 def test_phase_names_follow_the_thresholds():

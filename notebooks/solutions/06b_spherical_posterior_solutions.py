@@ -6,6 +6,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -100,6 +101,7 @@ w = bmlab.train({"W": np.zeros(N)}, gradient, n_steps=600, lr=0.03, momentum=0.9
                 weight_decay=decay).params["W"]
 residual = np.abs(gradient({"W": w})["W"] - decay * w).max()
 print(f"largest |penalised gradient| < 1e-6: {residual < 1e-6}")
+print(f"weight decay gamma / K = {decay:g}")
 answer = bmlab.spherical_kl(bmlab.SphericalBM((basis * w) @ basis.T), teacher)
 print(f"reverse KL of the MAP machine at gamma = 200: {answer:.2f} nats")
 assert bmlab.check("06b.3", answer)
