@@ -647,7 +647,7 @@ excess = {n: np.array([pcd["data"][n]["runs"][str(nu)]["top_mean"] for nu in NUS
           - pcd["data"][n]["runs"]["exact"]["top_mean"] for n in SIZES}
 print("excess of the top eigenvalue over the exact run:")
 for n in SIZES:
-    print(f"  N = {n:>3}: " + "  ".join(f"nu = {nu}: {e:.3f}" for nu, e in zip(NUS, excess[n],
+    print(f"  N = {n:>3}: " + "  ".join(f"nu = {nu}: {e:.2f}" for nu, e in zip(NUS, excess[n],
                                                                              strict=True)))
 gaps = [abs(r_["chains_mean"] - pcd["data"][n]["runs"]["exact"]["overlap_mean"])
         for n in SIZES for key, r_ in pcd["data"][n]["runs"].items() if key != "exact"]
