@@ -66,7 +66,7 @@ class _Grid:
 def _figure(grid: _Grid):
     """Left: condensation map; middle: reverse KL against gamma; right: the sample strip."""
     fig, (ax_map, ax_kl, ax_strip) = plt.subplots(
-        1, 3, figsize=(11.5, 3.8), gridspec_kw={"width_ratios": [1.1, 1.0, 1.1]}
+        1, 3, figsize=(11.5, 3.8), gridspec_kw={"width_ratios": [1.35, 1.0, 1.0]}
     )
     layout_once(fig)
     shape = (len(grid.etas), len(grid.gammas))
@@ -76,14 +76,15 @@ def _figure(grid: _Grid):
     fig.colorbar(image, ax=ax_map, label="condensation", shrink=0.9)
     (aligned,) = ax_map.plot([], [], "o", color=GRAY, ms=4, ls="none")
     (here,) = ax_map.plot([], [], "s", mfc="none", mec=ORANGE, mew=2.5, ms=13)
-    ax_map.set_xticks(range(len(grid.gammas)), [_label(g) for g in grid.gammas], rotation=60)
+    short = [f"{g / 1000:g}k" if g >= 1000 else _label(g) for g in grid.gammas]  # 3k, 10k
+    ax_map.set_xticks(range(len(grid.gammas)), short)
     ax_map.set_yticks(range(len(grid.etas)), [_label(e) for e in grid.etas])
     ax_map.set(xlabel="γ", ylabel="η")
     ax_map.set_title("gray dots: W's top eigenvector along u", fontsize="small")
     (curve,) = ax_kl.plot(grid.gammas, np.ones(len(grid.gammas)), "o-", color=ORANGE, ms=4)
     (dot,) = ax_kl.plot([1.0], [1.0], "o", color=ORANGE, ms=11, mfc="none", mew=2)
     uniform = ax_kl.axhline(1.0, color=GRAY, ls="--", lw=1)
-    ax_kl.set(xscale="log", xlabel="γ", ylabel="mean reverse KL, nats")
+    ax_kl.set(xscale="log", xlabel="γ", ylabel="nats (dashed: uniform law)")
     kl_title = ax_kl.set_title("", fontsize="small")
     n = int(grid.params["N"])
     strip = ax_strip.imshow(
@@ -92,7 +93,7 @@ def _figure(grid: _Grid):
     ax_strip.set_xticks([0, n - 1], ["1", f"{n} = u"])
     ax_strip.set_yticks([])
     ax_strip.set(xlabel="coordinate of x", ylabel="samples")
-    ax_strip.set_title("posterior predictive samples", fontsize="small")
+    ax_strip.set_title("predictive samples", fontsize="small")
     artists = {"image": image, "aligned": aligned, "here": here, "curve": curve, "dot": dot}
     artists |= {"uniform": uniform, "kl_title": kl_title, "strip": strip, "ax_kl": ax_kl}
     return fig, artists
@@ -137,7 +138,7 @@ def posterior_panel(teacher: str = "3", gamma: str = "1000", eta: str = "0.1") -
         uniform = grid.teachers[teacher]["uniform_reverse_kl"]
         a["uniform"].set_ydata([uniform, uniform])
         a["ax_kl"].set_ylim(0.0, 1.1 * max(*kls, uniform))
-        a["kl_title"].set_text(f"η = {eta} (dashed: uniform law)")
+        a["kl_title"].set_text(f"mean reverse KL at η = {eta}")
         p = grid.point(teacher, eta, gamma)
         a["strip"].set_data(np.array([row.split() for row in p["strip"]], float) / 4)
         c = p["chains"][0]
