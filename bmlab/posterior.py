@@ -111,7 +111,7 @@ def spherical_posterior(
     is adapted during the burn-in towards an acceptance rate of 0.574: after every 50 steps,
     h is multiplied by exp(2 (a - 0.574)), a the share of those 50 proposals accepted. Then
     it is frozen: after the burn-in the chain is plain MALA. Notebook 06b measures the draws'
-    autocorrelation (a few steps at N = 2, tens of steps at N = 50); ``thin`` thins them.
+    autocorrelation (a few steps at N = 2, 20 to 150 at N = 50); ``thin`` thins them.
 
     Parameters
     ----------

@@ -8,8 +8,9 @@ Exact Z. Writing |x|^2 = N as an inverse Laplace transform makes Z one contour i
 Z = Gamma(t) t^(1-t) (2 pi i)^-1 int exp(t z) prod_i (z - beta lam_i)^(-1/2) dz, t = N/2, along
 any upward contour right of every beta lam_i. bmlab takes the steepest-descent path
 g(z) = g(z*) - v^2 of the integrand exp(g(z)) through its saddle point z* (the root above
-beta max(lam) of sum_i 1/(z - beta lam_i) = N: the constraint's Lagrange multiplier), traced by
-Newton's method at v = 0, 0.1, ..., 6.2, and the trapezoid rule in v. Nothing oscillates on that
+beta max(lam) of sum_i 1/(z - beta lam_i) = N: the constraint's Lagrange multiplier), found by
+Newton's method at v = 0, 0.1, ..., 6.2 (on all nodes at once; node by node along the path if
+that fails to converge), and the trapezoid rule in v. Nothing oscillates on that
 path and exp(-v^2) dz/dv is smooth at every N and in every phase (the path follows the branch
 point at distance ~1/N of a condensed machine), so no digit cancels; <y_i^2> comes from the same
 nodes with one more factor 1/(z - beta lam_i). Measured at N = 2 ... 1000: error of log Z
