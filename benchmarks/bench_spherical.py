@@ -4,8 +4,9 @@ W = J + 2 u u^T, J_ij ~ N(0, 1/N) (semicircle on [-2, 2] and one outlier): uncon
 beta = 0.3, condensed at beta = 3. Target: ``SphericalBM(W).log_partition()`` in about the time
 of one ``numpy.linalg.eigh(W)`` (that eigendecomposition is most of it). Also: the exact
 sampler's throughput and its exact acceptance rate at N = 10, 100, 1000, great-circle heat-bath
-steps per second, and one training update with W diagonal in the data's eigenbasis. Times are
-minima over repeats; on a shared machine read the ratios.
+steps per second, and one training update with W diagonal in the data's eigenbasis; then one
+step of the posterior sampler of notebook 06b at N = 100 and 400 (target: about one
+eigendecomposition). Times are minima over repeats; on a shared machine read the ratios.
 
     .venv/bin/python benchmarks/bench_spherical.py
 """
@@ -17,7 +18,13 @@ import time
 import numpy as np
 from scipy.optimize import brentq
 
-from bmlab import ExactSphericalGradient, PCDSphericalGradient, SphericalBM, spherical_moments
+from bmlab import (
+    ExactSphericalGradient,
+    PCDSphericalGradient,
+    SphericalBM,
+    spherical_moments,
+    spherical_posterior,
+)
 
 BETAS = {"uncondensed": 0.3, "condensed": 3.0}
 
@@ -47,6 +54,25 @@ def acceptance(lam, beta) -> float:
     a, t = beta * lam, lam.size / 2
     z = brentq(lambda z: np.sum(1 / (z - a)) - lam.size, a.max() + 1e-10, a.max() + 2)
     return float(np.exp(spherical_moments(lam, beta)[0] - t * z + 0.5 * np.sum(np.log(z - a)) + t))
+
+
+def posterior_step(n: int = 100, steps: int = 200) -> None:
+    """One step of ``spherical_posterior`` (MALA: one eigendecomposition, one exact log Z and
+    <x x^T>, the Metropolis test) at size n, in units of one ``eigh`` of an n x n matrix."""
+    rng = np.random.default_rng(2)
+    u = np.eye(n)[-1]
+    X = SphericalBM(3.0 * np.outer(u, u)).sample(n, rng=rng)
+    W = spiked(n, rng)
+
+    def run():
+        spherical_posterior(X, gamma=30.0, eta=1.0, n_samples=steps, burn_in=0, step=1e-4, rng=rng)
+
+    pairs = [(_seconds(run) / steps, _seconds(lambda: np.linalg.eigh(W))) for _ in range(5)]
+    ratio = min(p[0] for p in pairs) / min(p[1] for p in pairs)
+    print(
+        f"N = {n}: one posterior step (bmlab.spherical_posterior) {ratio:.2f} x eigh "
+        f"({min(p[0] for p in pairs) * 1e3:.2f} ms)"
+    )
 
 
 def main() -> None:
@@ -85,3 +111,5 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    for size in (100, 400):
+        posterior_step(size)

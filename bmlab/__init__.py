@@ -27,6 +27,12 @@ from .glauber import (
 )
 from .learning import train
 from .plotting import GRAY, NAVY, ORANGE, save_figure, use_style
+from .posterior import (
+    LangevinSphericalGradient,
+    spherical_kl,
+    spherical_order_parameters,
+    spherical_posterior,
+)
 from .rbm import RBM
 from .results import load_results
 from .spherical import (
@@ -46,6 +52,7 @@ __all__ = [  # sorted; one name per concept
     "ORANGE",
     "RBM",
     "ExactSphericalGradient",
+    "LangevinSphericalGradient",
     "PCDSphericalGradient",
     "SphericalBM",
     "ais_log_partition",
@@ -64,7 +71,10 @@ __all__ = [  # sorted; one name per concept
     "parallel_tempering",
     "sample_exact",
     "save_figure",
+    "spherical_kl",
     "spherical_moments",
+    "spherical_order_parameters",
+    "spherical_posterior",
     "state_codes",
     "train",
     "use_style",

@@ -39,7 +39,10 @@ CORE_MODULES = [p for p in MODULES if p not in PANEL_MODULES]
 #: lists each of the panels of notebooks 06 and 07, whose modules are counted apart.
 #: Issue 26 (section 5) gave every figure a notebook shows alt text: bmlab.panel.describe and
 #: the display hook that use_style switches on (panels +48 net; core +3, the call in use_style).
-MAX_CORE, MAX_PANELS, MAX_FUNCTION, MAX_CLASS = 2300 + 3, 1500 + 2 + 2 + 48, 80, 300
+#: Notebook 06b (issue 28) raises both by its own size: the core by bmlab/posterior.py (273
+#: lines) and its exports in bmlab/__init__.py (10), the panels by bmlab/widgets/posterior.py
+#: (151) and its two registry lines.
+MAX_CORE, MAX_PANELS, MAX_FUNCTION, MAX_CLASS = 2300 + 3 + 283, 1500 + 2 + 2 + 48 + 153, 80, 300
 
 
 def _tree(path: Path) -> ast.Module:
@@ -157,14 +160,19 @@ def test_nothing_imports_back_from_the_widgets_package(path):
             assert not (absolute or package), f"line {node.lineno} imports from bmlab.widgets"
 
 
+def _number(path: Path) -> str:
+    """A notebook's or dashboard's number: "06" of 06_spherical_machine, "06b" of 06b_..."""
+    return path.name.split("_")[0]
+
+
 def test_every_dashboard_shows_its_notebooks_panels_from_the_registry():
-    numbers = {path.name[:2] for path in DASHBOARDS}
+    numbers = {_number(path) for path in DASHBOARDS}
     assert set(PANELS) <= numbers, "a notebook with panels has no dashboard"
-    notebooks = {path.name[:2] for path in NOTEBOOKS}
+    notebooks = {_number(path) for path in NOTEBOOKS}
     assert set(PANELS) <= notebooks
     for path in DASHBOARDS:
         text = path.read_text()
-        assert f'PANELS.get(\\"{path.name[:2]}\\"' in text, path.name
+        assert f'PANELS.get(\\"{_number(path)}\\"' in text, path.name
         assert "__module__" not in text, f"{path.name} picks panels by module"
 
 

@@ -72,7 +72,7 @@ def test_every_exercise_is_well_formed():
     for entry in exercises.EXERCISES.values():
         assert set(entry) == {"decimals", "sha256", "hint"}
         assert re.fullmatch(r"[0-9a-f]{64}", entry["sha256"]) and entry["hint"]
-    for nb in ("01", "02", "03", "04", "05", "05b", "06", "07"):
+    for nb in ("01", "02", "03", "04", "05", "05b", "06", "06b", "07"):
         assert sum(i.startswith(f"{nb}.") for i in ids) >= 3
 
 

@@ -31,6 +31,7 @@ EXPECTED = [
     "05_contrastive_divergence",
     "05b_rbm_in_practice",
     "06_spherical_machine",
+    "06b_spherical_posterior",
     "07_rbm_phase_diagram",
 ]
 

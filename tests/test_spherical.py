@@ -12,6 +12,7 @@ import pytest
 from scipy import integrate, stats
 from scipy.special import betaln, gammaln, ive
 
+from bmlab import spherical
 from bmlab.learning import train
 from bmlab.spherical import (
     ExactSphericalGradient,
@@ -186,6 +187,26 @@ def test_n_1000_by_importance_sampling(beta):
     log_Z = spherical_moments(lam, beta)[0]
     expected = np.exp(log_Z - t * z_star + 0.5 * np.sum(np.log(d)) + t)
     assert abs((w.mean() - expected) / (w.std() / np.sqrt(len(w)))) < 5
+
+
+@pytest.mark.parametrize("n", [2, 10, 100, 1000])
+@pytest.mark.parametrize("beta", [0.3, 3.0, 100.0])
+def test_path_nodes_at_once_and_node_by_node_agree(n, beta, monkeypatch):
+    """The path's nodes by Newton's method on all of them at once (the fast way) and node by
+    node from the saddle (the way taken if that fails): the same log Z and <y_i^2>, to 1e-12,
+    uncondensed and condensed (one outlier at 1.5 above a semicircle on [-1, 1]); and the fast
+    way does converge on these spectra."""
+    lam = np.append(semicircle(n - 1), 1.5)
+    fast, at_once = [], spherical._nodes_at_once
+    monkeypatch.setattr(
+        spherical, "_nodes_at_once", lambda *a: fast.append(at_once(*a)) or fast[-1]
+    )
+    log_Z, y2 = spherical_moments(lam, beta)
+    assert fast[0] is not None, "Newton on all nodes at once did not converge: the slow way ran"
+    monkeypatch.setattr(spherical, "_nodes_at_once", lambda *args: None)
+    log_Z_slow, y2_slow = spherical_moments(lam, beta)
+    assert log_Z == pytest.approx(log_Z_slow, abs=1e-12 * max(1.0, abs(log_Z)))
+    np.testing.assert_allclose(y2, y2_slow, rtol=1e-12)
 
 
 def test_multiples_of_the_identity_and_shifts():

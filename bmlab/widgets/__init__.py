@@ -14,6 +14,7 @@ from .glauber import fig53_panel, tempering_panel, two_basin_panel
 from .hidden import hidden_training_panel
 from .ledger import ledger_panel, wall_panel
 from .phases import phase_panel
+from .posterior import posterior_panel
 from .rbm import rbm_sampling_panel, rbm_training_panel
 from .spherical import condensation_panel
 from .training import training_panel
@@ -39,5 +40,6 @@ PANELS: dict[str, dict[str, Callable]] = {
         "rbm_sampling": rbm_sampling_panel,
     },
     "06": {"spherical_condensation": condensation_panel},
+    "06b": {"spherical_posterior": posterior_panel},
     "07": {"phase_diagram": phase_panel},
 }

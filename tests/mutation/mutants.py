@@ -35,6 +35,8 @@ AIS = ("tests/test_ais.py",)
 TEMPERING = ("tests/test_tempering.py",)
 EXERCISES = ("tests/test_exercises.py",)
 PHASES = ("tests/test_phases.py",)
+POSTERIOR = ("tests/test_posterior.py",)
+SPHERICAL = ("tests/test_spherical.py",)
 
 
 def _mutants(module, tests, *rows):
@@ -709,6 +711,80 @@ MUTANTS = [
             "phases: replica overlap from tanh, not tanh^2",
             "m_new, q_new = t @ _PHI, (t * t) @ _PHI",
             "m_new, q_new = t @ _PHI, np.abs(t) @ _PHI",
+        ),
+    ),
+    *_mutants(
+        "posterior",
+        POSTERIOR,
+        (
+            "posterior: MALA proposal without the half step of the drift",
+            "mean = W + 0.5 * h * grad",
+            "mean = W + h * grad",
+        ),
+        (
+            "posterior: Metropolis-Hastings ratio without the proposal's asymmetry",
+            "- (np.vdot(back, back) - np.vdot(proposal - mean, proposal - mean)) / (2 * h)",
+            "- 0.0",
+        ),
+        (
+            "posterior: reverse move measured from the wrong drift",
+            "back = W - proposal - 0.5 * h * grad_new",
+            "back = W - proposal - 0.5 * h * grad",
+        ),
+        (
+            "posterior: log posterior without the prior",
+            "- self.K * log_Z - 0.5 * self.gamma * np.vdot(W, W)",
+            "- self.K * log_Z",
+        ),
+        (
+            "posterior: the trace drawn with the prior's variance 1 / gamma",
+            "t = rng.standard_normal(n_samples) / math.sqrt(eta * gamma)",
+            "t = rng.standard_normal(n_samples) / math.sqrt(gamma)",
+        ),
+        (
+            "posterior: noise not symmetric (A + A^T) / sqrt 2",
+            "return 0.5 * (A + A.T)",
+            "return (A + A.T) / math.sqrt(2)",
+        ),
+        (
+            "posterior: thinning keeps the first step of each block",
+            "elif (i - burn_in + 1) % thin == 0:",
+            "elif (i - burn_in) % thin == 0:",
+        ),
+        (
+            "posterior: Langevin noise without the factor 2",
+            "math.sqrt(2.0 / (self.lr * self.eta))",
+            "math.sqrt(1.0 / (self.lr * self.eta))",
+        ),
+        (
+            "posterior: Langevin drift from the mean gradient, not the sum",
+            "drift = 0.5 * K * (g + g.T) - self.gamma * W",
+            "drift = 0.5 * (g + g.T) - self.gamma * W",
+        ),
+        (
+            "posterior: KL with the cross term of p_B's own moment",
+            "cross = 0.5 * beta_b * (W_B_in_A @ y2) - B.log_partition(beta_b)",
+            "cross = 0.5 * beta_b * np.sum(B.lam * B.second_moment(beta_b).trace() / B.lam.size)"
+            " - B.log_partition(beta_b)",
+        ),
+        (
+            "posterior: KL with log Z_B at beta_a",
+            "- B.log_partition(beta_b)",
+            "- B.log_partition(beta_a)",
+        ),
+        (
+            "posterior: alignment with the bottom eigenvector",
+            "return float(along[-1]), float(y2[-1] / N)",
+            "return float(along[0]), float(y2[-1] / N)",
+        ),
+    ),
+    *_mutants(
+        "spherical",
+        SPHERICAL,
+        (
+            "spherical: nodes at once with the wrong sign of the arctangent",
+            "+ 1j * np.arctan2(b, 1 + a)",
+            "- 1j * np.arctan2(b, 1 + a)",
         ),
     ),
 ]

@@ -1,0 +1,797 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (bmlab)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 06b · The spherical machine learned as a Bayesian
+#
+# Notebook 06 trained the spherical machine by maximum likelihood, with and without a weight
+# penalty: one matrix $W$ per data set. Here $W$ is itself random. Training with noise, or
+# Bayes' rule with a prior on $W$, gives a whole *law* over coupling matrices, a tempered
+# posterior, and every question of notebook 06 (does the machine condense, along the teacher
+# or elsewhere, how far is it from the teacher) gets an answer averaged over that law. The
+# companion paper on spherical Boltzmann machines (Tulinski, Cocco, Monasson and
+# Fernandez-De-Cossio-Diaz; summary in `../shared/lecture/`) describes its phases, a double
+# descent, warm and cold posteriors and a transition of training with too few sampling steps,
+# for $N \to \infty$. Since $\log Z$, $\langle xx^\top\rangle$ and every KL divergence between
+# two spherical machines are exact functions of eigenvalues and eigenvectors, we can check
+# each of these at $N = 50$–$200$ with nothing estimated except the posterior average itself.
+#
+# **What this notebook teaches**
+# - the tempered posterior $P_\eta(W\mid X)$, how it relates to noisy training and to the
+#   weight-decay fit of notebook 06, and an exact-in-the-limit sampler for it, checked by
+#   quadrature (Section 1);
+# - the phases of the posterior's machines against a rank-one teacher, measured by two order
+#   parameters (Section 2), and what the sampling temperature does in each (Section 3);
+# - double descent of the reverse KL against the prior's strength, and where it goes in the
+#   MAP limit (Section 4); warm and cold posteriors (Section 5);
+# - training with persistent chains and too few sampling steps per update (Section 6).
+#
+# **What it assumes**
+# - notebook 06: the spherical machine, its exact $\log Z$ and $\langle xx^\top\rangle$,
+#   condensation, the exact gradient and PCD, the KL from a teacher;
+# - Bayes' rule; the idea of a Markov chain with a stationary law (notebook 01).
+
+# %% [markdown]
+# > **Notation.** As in notebook 06: $x$ on the sphere $|x|^2 = N$, $p_W(x) =
+# > e^{\beta x^\top W x/2}/Z(W)$ relative to the uniform law ($\beta = 1$ unless said),
+# > $W = U\,\mathrm{diag}(\lambda)\,U^\top$. Data $X$: $K$ rows $x_k$, second moment $C =
+# > X^\top X/K$. Teacher $W^* = c^*\,uu^\top$, $u$ a unit vector. The posterior's
+# > parameters: $\gamma$, the strength of the Gaussian prior $e^{-\gamma\|W\|_F^2/2}$, and
+# > $\eta$, its inverse temperature. *Order parameters* of a machine against $u$, with $v$
+# > the top eigenvector of $W$: the alignment $A = (u\cdot v)^2$, the condensation $H =
+# > \langle (v\cdot x)^2\rangle/N$ and the overlap $q = \langle (u\cdot x)^2\rangle/N$.
+# > $\mathrm{KL}(p\,\|\,p^*)$ is the *reverse* KL (model first), $\mathrm{KL}(p^*\|\,p)$ the
+# > forward one. $\nu$: heat-bath steps per update of a persistent chain.
+
+# %%
+# On Colab or a fresh kernel without bmlab, install it first (does nothing where it is installed).
+import importlib.util
+
+BMLAB_REPO = "git+https://github.com/OWNER/bmlab"  # placeholder: the project's public repository
+if importlib.util.find_spec("bmlab") is None:
+    from IPython import get_ipython
+    get_ipython().run_line_magic("pip", f"install -q {BMLAB_REPO}")
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+from scipy.special import ive
+
+import bmlab
+from bmlab.plotting import EXTRA
+from bmlab.widgets.posterior import posterior_panel
+
+bmlab.use_style()
+SEED = 62
+rng = np.random.default_rng(SEED)
+
+# %% [markdown]
+# ## 1 · The posterior as the law of noisy training
+#
+# For data $X$ the log-likelihood of a coupling matrix is $\sum_k \log p_W(x_k) =
+# \frac K2\mathrm{tr}(WC) - K\log Z(W)$. We study the law over symmetric $W$
+#
+# $$ P_\eta(W\mid X) \;\propto\; \exp\Big(\eta\Big[\sum_{k=1}^K \log p_W(x_k) -
+# \frac\gamma2\|W\|_F^2\Big]\Big). $$
+#
+# At $\eta = 1$ this is Bayes' rule with the prior $e^{-\gamma\|W\|_F^2/2}$. As $\eta \to
+# \infty$ it concentrates on the $W$ that maximises the bracket, that is
+# $K\,[L(W) - \frac{\gamma/K}{2}\|W\|_F^2]$ with $L$ the mean log-likelihood: the weight-decay
+# fit of notebook 06, Section 6, with decay $\gamma/K$. The paper calls $\eta$ the posterior's
+# (inverse) temperature: $\eta < 1$ is a *warm* posterior, $\eta > 1$ a *cold* one.
+#
+# One direction of $W$ is special. Adding $c\,I$ adds $cN/2$ to every $x^\top W x/2$ and
+# $cN/2$ to $\log Z$, so $\log p_W$ does not change: the data cannot see the trace. Along
+# $I/\sqrt N$ only the prior acts, and $t = \mathrm{tr}(W)/\sqrt N$ is exactly
+# $\mathcal N(0, 1/(\eta\gamma))$, whatever the data.
+#
+# *Noisy training.* Gradient ascent on the bracket plus Gaussian noise, the Langevin update
+#
+# $$ W \leftarrow W + \epsilon\Big[\tfrac K2\big(C - \langle xx^\top\rangle_W\big) -
+# \gamma W\Big] + \sqrt{2\epsilon/\eta}\;\Xi, \qquad \Xi = \tfrac12(A + A^\top),\
+# A_{ij} \sim \mathcal N(0, 1), $$
+#
+# has $P_\eta$ as its stationary law when the learning rate $\epsilon$ is small (the drift is
+# the gradient of $\log P_\eta$ divided by $\eta$; the noise $\Xi$ is standard normal on
+# symmetric matrices). `bmlab.LangevinSphericalGradient` makes these updates inside
+# `bmlab.train`. At finite $\epsilon$ the law is slightly off; `bmlab.spherical_posterior`
+# removes that error with a Metropolis test (the Metropolis-adjusted Langevin algorithm,
+# MALA, on the traceless part of $W$, the trace drawn exactly), so its draws follow
+# $P_\eta$ exactly in the limit of a long chain. Each step costs one eigendecomposition and
+# one exact $\log Z$.
+#
+# First, one noisy training update written out in numpy against bmlab's, and the trace's
+# invisibility.
+
+# %%
+N, K, C_STAR = 50, 50, 3.0
+u = np.eye(N)[-1]  # the teacher's direction: the last axis (eigenvectors exact on every BLAS)
+teacher = bmlab.SphericalBM(C_STAR * np.outer(u, u))
+X = teacher.sample(K, rng=np.random.default_rng(SEED))  # the strong teacher's data set
+C = X.T @ X / K
+
+
+def log_likelihood(W):
+    """sum_k log p_W(x_k) of the data X."""
+    return 0.5 * K * np.sum(W * C) - K * bmlab.SphericalBM(W).log_partition()
+
+
+G = rng.normal(size=(N, N)) / np.sqrt(2 * N)
+W0 = G + G.T + 2.0 * np.outer(u, u)  # some symmetric W
+gamma, eta, lr = 30.0, 1.0, 1e-4
+lam0, U0 = np.linalg.eigh(W0)
+M0 = (U0 * bmlab.spherical_moments(lam0)[1]) @ U0.T  # <x x^T> of W0
+A = np.random.default_rng(1).normal(size=(N, N))
+by_hand = W0 + lr * (0.5 * K * (C - M0) - gamma * W0) + np.sqrt(2 * lr / eta) * (A + A.T) / 2
+langevin = bmlab.LangevinSphericalGradient(X, gamma=gamma, eta=eta, lr=lr)
+by_bmlab = bmlab.train(
+    {"W": W0}, langevin, n_steps=1, lr=langevin.lr, rng=np.random.default_rng(1)
+).params["W"]
+print(
+    "reference agrees with bmlab (one Langevin update, to 1e-12):",
+    np.abs(by_hand - by_bmlab).max() < 1e-12,
+)
+shift = abs(log_likelihood(W0 + 5.0 * np.eye(N)) - log_likelihood(W0))
+print(f"log-likelihood unchanged by W -> W + 5 I (to 1e-9): {shift < 1e-9}")
+
+# %% [markdown]
+# Now the reference for the whole law. At $N = 2$ a symmetric $W$ has three entries; write
+# it as $W = \begin{pmatrix} s + d & c\\ c & s - d\end{pmatrix}$. Its eigenvalues are $s \pm
+# r$ with $r = \sqrt{d^2 + c^2}$, and on the circle $\log Z = s + \log I_0(r)$ (notebook 06,
+# Exercise 1). The likelihood becomes $K(dD + cE) - K\log I_0(r)$ with $D = (C_{11} -
+# C_{22})/2$ and $E = C_{12}$: $s$ cancels, as it must. In polar coordinates $(d, c) =
+# r(\cos a, \sin a)$ the angle integrates to a Bessel function, and what remains is one
+# integral over $r$:
+#
+# $$ P(r) \propto r\, I_0(\eta K\rho\, r)\, I_0(r)^{-\eta K}\, e^{-\eta\gamma r^2},
+# \qquad \rho = \sqrt{D^2 + E^2}. $$
+#
+# The posterior means of $(W_{11} - W_{22})/2 = d$, of $W_{12} = c$ and of the eigenvalue
+# gap $\lambda_\max - \lambda_\min = 2r$ follow from it ($\langle\cos(a - a_0)\rangle$ at
+# fixed $r$ is $I_1/I_0$ of $\eta K\rho r$). We compare them with 4000 draws of
+# `bmlab.spherical_posterior` and with 4000 updates of noisy training, whose draws are
+# correlated: their standard errors come from the spread of 20 batch means.
+
+# %%
+X2 = bmlab.SphericalBM(np.diag([0.0, 3.0])).sample(10, rng=rng)  # 10 points on the circle
+K2, GAMMA2, ETA2 = len(X2), 1.0, 1.0
+C2 = X2.T @ X2 / K2
+D, E = (C2[0, 0] - C2[1, 1]) / 2, C2[0, 1]
+rho, a0 = np.hypot(D, E), np.arctan2(E, D)
+r = np.linspace(1e-4, 20, 100_001)
+kr = ETA2 * K2 * rho * r
+log_density = (  # log P(r) up to a constant; ive(n, z) = I_n(z) exp(-z)
+    np.log(r) + np.log(ive(0, kr)) + kr - ETA2 * K2 * (np.log(ive(0, r)) + r) - ETA2 * GAMMA2 * r**2
+)
+density = np.exp(log_density - log_density.max())
+density /= np.trapezoid(density, r)
+along = np.trapezoid(density * r * ive(1, kr) / ive(0, kr), r)  # <r cos(a - a0)>
+quadrature = np.array([along * np.cos(a0), along * np.sin(a0), 2 * np.trapezoid(density * r, r)])
+
+
+def summary(W):
+    """(W11 - W22)/2, W12 and the eigenvalue gap of each matrix of W (m, 2, 2): (m, 3)."""
+    lam = np.linalg.eigvalsh(W)
+    return np.column_stack([(W[:, 0, 0] - W[:, 1, 1]) / 2, W[:, 0, 1], lam[:, 1] - lam[:, 0]])
+
+
+def batch_means(values, n_batches=20):
+    """Means of the columns and their standard errors from n_batches batch means."""
+    batches = values[: len(values) // n_batches * n_batches]
+    batches = batches.reshape(n_batches, -1, values.shape[1]).mean(axis=1)
+    return batches.mean(axis=0), batches.std(axis=0, ddof=1) / np.sqrt(n_batches)
+
+
+posterior = bmlab.spherical_posterior(
+    X2, gamma=GAMMA2, eta=ETA2, n_samples=4000, burn_in=1000, rng=rng
+)
+mala = summary(posterior)
+LR2 = 0.02
+noisy = bmlab.LangevinSphericalGradient(X2, gamma=GAMMA2, eta=ETA2, lr=LR2)
+run = bmlab.train(
+    {"W": np.zeros((2, 2))},
+    noisy,
+    n_steps=4500,
+    lr=noisy.lr,
+    rng=rng,
+    metrics={"summary": lambda p: summary(p["W"][None])[0]},
+)
+trained = np.array(run.history["summary"])[500:]  # after 500 updates of burn-in
+print("                    quadrature   MALA (bmlab)      noisy training")
+for i, name in enumerate(["(W11 - W22)/2", "W12", "lam_max - lam_min"]):
+    cells = [f"{m[i]:7.3f} ± {s[i]:.3f}" for m, s in map(batch_means, (mala, trained))]
+    print(f"{name:18s} {quadrature[i]:9.3f}   " + "   ".join(cells))
+z_mala = (batch_means(mala)[0] - quadrature) / batch_means(mala)[1]
+print(f"reference agrees with bmlab (posterior means at N = 2, |z| < 4): {np.all(abs(z_mala) < 4)}")
+
+# %%
+fig, ax = plt.subplots(figsize=(6.4, 3.4), layout="constrained")
+bins = np.linspace(0, 6, 41)
+ax.hist(mala[:, 2], bins=bins, density=True, color=bmlab.ORANGE, alpha=0.6,
+        label="MALA draws (bmlab.spherical_posterior)")
+ax.hist(trained[:, 2], bins=bins, density=True, histtype="step", lw=2, color=EXTRA[0],
+        label=rf"noisy training, $\epsilon = {LR2}$")
+ax.plot(2 * r, density / 2, color=bmlab.NAVY, label="quadrature")
+ax.set_xlim(0, 6)
+ax.set_xlabel(r"eigenvalue gap $\lambda_\max - \lambda_\min$ of $W$ ($N = 2$)")
+ax.set_ylabel("probability density")
+ax.set_title(r"the posterior at $\eta = \gamma = 1$, three ways")
+ax.legend(loc="upper right", fontsize="small")
+plt.show()
+
+# %% [markdown]
+# **What to look for:** the orange histogram of the sampler's draws and the green outline of
+# noisy training both follow the navy density computed by quadrature.
+#
+# The table shows the same in numbers: the sampler's means agree with quadrature within 4
+# standard errors (the check line), and noisy training at this learning rate within about
+# two of its standard errors, which are several times larger: its updates are strongly
+# correlated, and its discretisation error, which a Metropolis test would remove, hides in
+# that spread here. How correlated are the sampler's draws? The autocorrelation of the gap
+# between draws $t$ steps apart, and the share of proposals accepted (a rejected proposal
+# repeats the traceless part of $W$):
+
+# %%
+gap = mala[:, 2] - mala[:, 2].mean()
+lags = np.arange(11)
+autocorrelation = np.array([np.mean(gap[: len(gap) - t] * gap[t:]) for t in lags]) / gap.var()
+tau = 1 + 2 * autocorrelation[1:].sum()
+print("lag t:            " + " ".join(f"{t:5d}" for t in lags))
+print("autocorrelation:  " + " ".join(f"{a:5.2f}" for a in autocorrelation))
+print(f"integrated autocorrelation time (lags up to 10): {tau:.1f} steps")
+draws = bmlab.spherical_posterior(X2, gamma=GAMMA2, eta=ETA2, n_samples=2000, rng=rng)
+traceless = draws - np.trace(draws, axis1=1, axis2=2)[:, None, None] / 2 * np.eye(2)
+moved = np.abs(np.diff(traceless.reshape(len(draws), -1), axis=0)).max(axis=1) > 1e-9
+print(f"share of steps that moved W: {moved.mean():.2f}")
+
+# %% [markdown]
+# The step size adapts during the first 1000 steps (the burn-in) towards the acceptance rate
+# that is best for this algorithm in many dimensions (Roberts and Rosenthal), then stays
+# fixed; here 0.59 of the steps moved $W$, and draws a few steps apart are nearly
+# independent. At $N = 50$ the recorded chains of the next
+# sections keep one draw every 20 steps and measure their own autocorrelation.
+#
+# ## 2 · Phases of the trained machine
+#
+# Now the teacher $W^* = 3\,uu^\top$ of the first cell, $K = 50$ data vectors in $N = 50$
+# dimensions, and a second, weaker teacher $W^* = 1.5\,uu^\top$ with its own 50 vectors. Is a
+# machine drawn from the posterior condensed, and along what? Three order parameters answer:
+# the alignment $A$ of $W$'s top eigenvector $v$ with $u$, the condensation $H$ (the share
+# of $|x|^2$ on $v$) and the overlap $q$ (the share along $u$), all exact for a given $W$
+# (`bmlab.spherical_order_parameters`); and how far the machine is from the teacher, in both
+# directions (`bmlab.spherical_kl`: the log-densities are quadratic in $x$, so
+#
+# $$ \mathrm{KL}(p_A\,\|\,p_B) = \tfrac12\mathrm{tr}\big((W_A - W_B)\,\langle xx^\top
+# \rangle_A\big) - \log Z_A + \log Z_B $$
+#
+# needs only $A$'s second moment and the two $\log Z$). Reference: both in plain numpy.
+
+# %%
+lam, U = np.linalg.eigh(W0)
+log_Z, y2 = bmlab.spherical_moments(lam)
+M = (U * y2) @ U.T
+log_Z_star, y2_star = bmlab.spherical_moments(teacher.lam)
+M_star = (teacher.U * y2_star) @ teacher.U.T
+mine = [
+    (U[:, -1] @ u) ** 2,  # alignment
+    y2[-1] / N,  # condensation
+    u @ M @ u / N,  # overlap
+    0.5 * np.sum((W0 - teacher.W) * M) - log_Z + log_Z_star,  # KL(p_W0 || teacher)
+    0.5 * np.sum((teacher.W - W0) * M_star) - log_Z_star + log_Z,  # KL(teacher || p_W0)
+]
+model0 = bmlab.SphericalBM(W0)
+theirs = [
+    *bmlab.spherical_order_parameters(model0, u),
+    bmlab.spherical_kl(model0, teacher),
+    bmlab.spherical_kl(teacher, model0),
+]
+print(
+    "reference agrees with bmlab (order parameters and both KL, to 1e-10):",
+    np.allclose(mine, theirs, rtol=0, atol=1e-10),
+)
+
+# %% [markdown]
+# The posterior was sampled over a grid, $\gamma$ from 3 to $10^4$ and $\eta$ from 0.03 to
+# 10, for both teachers: at each point two chains of `bmlab.spherical_posterior`, one
+# started at $W = 0$ and one at a random $W$ with a wide spectrum, each 1000 steps of
+# burn-in and then 100 draws 20 steps apart (recorded by
+# `benchmarks/record_spherical_posterior.py`). Each draw was measured exactly. Before
+# trusting the averages: do the two chains agree, and how correlated are the draws?
+
+# %%
+rec = bmlab.load_results("spherical_posterior")
+GAMMAS, ETAS = rec["params"]["gammas"], rec["params"]["etas"]
+points = {(p["c_star"], p["eta"], p["gamma"]): p for p in rec["data"]["points"]}
+TEACHERS = {1.5: "weak", 3.0: "strong"}
+for c_star in TEACHERS:
+    X_c = bmlab.SphericalBM(c_star * np.outer(u, u)).sample(K, rng=np.random.default_rng(SEED))
+    same = abs(np.mean((X_c @ u) ** 2) / N - rec["data"]["teachers"][str(c_star)]["data_share"])
+    print(f"c* = {c_star}: the recorded data are these (share along u to 1e-6): {same < 1e-6}")
+worst, taus = 0.0, []
+for p in points.values():
+    a, b = p["chains"]
+    for m in ("reverse_kl", "condensation", "alignment"):
+        worst = max(worst, abs(a[m] - b[m]) / np.hypot(a[f"{m}_se"], b[f"{m}_se"]))
+    taus += [a["tau_steps"], b["tau_steps"]]
+print(f"{len(points)} grid points, 2 chains each: largest disagreement of the chains' means "
+      f"(reverse KL, condensation, alignment): {worst:.1f} standard errors")
+print(f"integrated autocorrelation time of the reverse KL: median {np.median(taus):.0f} steps, "
+      f"largest {max(taus):.0f} steps (draws are 20 steps apart)")
+
+
+def mean(c_star, eta, gamma, measure):
+    """The posterior mean of a measure at a grid point (the two chains pooled)."""
+    return float(np.mean([chain[measure] for chain in points[c_star, eta, gamma]["chains"]]))
+
+
+# %% [markdown]
+# We name the phases with two thresholds on the posterior means, chosen for $N = 50$ (at
+# this size the transitions are smooth crossovers): *condensed* when $H \ge 0.2$, along the
+# teacher when also $A \ge 0.5$ and off the teacher otherwise; below that, *aligned but
+# silent* when $A \ge 0.5$ (the top eigenvector points along $u$ but the samples do not
+# condense onto it) and *isotropic* otherwise. In the tables: `C+` condensed along the
+# teacher, `C-` condensed off it, `S` aligned but silent, `.` isotropic.
+
+# %%
+def phase(c_star, eta, gamma):
+    A, H = mean(c_star, eta, gamma, "alignment"), mean(c_star, eta, gamma, "condensation")
+    if H >= 0.2:
+        return "C+" if A >= 0.5 else "C-"
+    return "S" if A >= 0.5 else "."
+
+
+for c_star, name in TEACHERS.items():
+    print(f"{name} teacher c* = {c_star}: rows eta, columns gamma")
+    print("  eta \\ gamma " + "".join(f"{g:>7g}" for g in GAMMAS))
+    for eta in ETAS:
+        print(f"  {eta:11g} " + "".join(f"{phase(c_star, eta, g):>7s}" for g in GAMMAS))
+
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained", sharey=True)
+for ax, (c_star, name) in zip(axes, TEACHERS.items(), strict=True):
+    H = np.array([[mean(c_star, e, g, "condensation") for g in GAMMAS] for e in ETAS])
+    image = ax.imshow(H, cmap="Blues", vmin=0, vmax=1, origin="lower", aspect="auto")
+    A = np.array([[mean(c_star, e, g, "alignment") for g in GAMMAS] for e in ETAS])
+    rows, cols = np.nonzero(A >= 0.5)
+    ax.plot(cols, rows, "o", color=bmlab.ORANGE, ms=6, ls="none",
+            label=r"alignment $A \geq 0.5$")
+    ax.set_xticks(range(len(GAMMAS)), [f"{g:g}" for g in GAMMAS], rotation=45)
+    ax.set_yticks(range(len(ETAS)), [f"{e:g}" for e in ETAS])
+    ax.set_xlabel(r"prior strength $\gamma$")
+    ax.set_title(rf"{name} teacher, $c^* = {c_star}$")
+axes[0].set_ylabel(r"posterior inverse temperature $\eta$")
+fig.colorbar(image, ax=axes, label=r"condensation $H$")
+fig.legend(*axes[1].get_legend_handles_labels(), loc="outside lower center")
+plt.show()
+
+# %% [markdown]
+# **What to look for:** dark cells (condensed) at small $\gamma$, light ones at large
+# $\gamma$; the orange dots (top eigenvector along the teacher) cover the strong teacher's
+# dark region and reach into the light one, while the weak teacher's dark region at small
+# $\eta$ has no dots.
+#
+# Reading the tables. For the strong teacher every posterior with $\gamma \le 300$ is
+# condensed along the teacher, whatever $\eta$, except the warmest at $\gamma = 300$. For
+# $\gamma \ge 1000$ the prior has shrunk $W$ too much for condensation, and the posterior's
+# temperature decides what remains: cold posteriors keep $W$'s top eigenvector along $u$
+# (aligned but silent), warm ones lose it (isotropic). The weak teacher shows the fourth
+# phase: at the warmest $\eta$ the posterior's machines condense, but not along the teacher.
+# A warm posterior lets the entries of $W$ fluctuate widely; such a random bulk of
+# eigenvalues condenses onto its own top eigenvector, a random direction, and the weak
+# teacher's spike is too small to win it back. The same thresholds name the phases in the
+# panel of Section 7.
+#
+# ## 3 · The sampling temperature on each phase
+#
+# A trained machine may be sampled at $\beta \neq 1$ (notebook 06, Section 5). The record
+# holds, for every fourth draw of each grid point, the reverse KL from the teacher and the
+# overlap of the machine $\beta W$ at nine values of $\beta$ from $1/4$ to 4. We take one posterior
+# from each of the two phases whose samples miss the teacher: one aligned but silent (strong
+# teacher, $\eta = 0.3$, $\gamma = 1000$) and one condensed off the teacher (weak teacher,
+# $\eta = 0.03$, $\gamma = 100$). Only $\beta$ varies.
+
+# %%
+BETAS = np.array(rec["params"]["betas"])
+CASES = {
+    "aligned but silent": (3.0, 0.3, 1000.0),
+    "condensed off the teacher": (1.5, 0.03, 100.0),
+}
+fig, axes = plt.subplots(2, 2, figsize=(9.6, 5.6), layout="constrained", sharex=True)
+for column, (name, key) in enumerate(CASES.items()):
+    c_star, eta, gamma = key
+    scan = points[key]["beta_scan"]
+    kl, q = np.array(scan["reverse_kl"]), np.array(scan["overlap"])
+    best = np.argmin(kl)
+    teacher_c = rec["data"]["teachers"][str(c_star)]
+    print(f"{name} (c* = {c_star}, eta = {eta:g}, gamma = {gamma:g}): phase {phase(*key)}")
+    print(f"  beta = 1: reverse KL {kl[BETAS == 1][0]:.2f} nats, overlap {q[BETAS == 1][0]:.3f}")
+    print(f"  best beta of the nine, {BETAS[best]:g}: reverse KL {kl[best]:.2f} nats, overlap "
+          f"{q[best]:.3f} (teacher's overlap {teacher_c['teacher_share']:.3f}, the uniform "
+          f"law's KL {teacher_c['uniform_reverse_kl']:.2f})")
+    top, bottom = axes[0, column], axes[1, column]
+    top.plot(BETAS, kl, "o-", color=bmlab.ORANGE, label="posterior mean")
+    top.axhline(teacher_c["uniform_reverse_kl"], color=bmlab.GRAY, ls="--", lw=1,
+                label="uniform law's KL")
+    top.set_title(f"{name}\n" + rf"($c^* = {c_star}$, $\eta = {eta:g}$, $\gamma = {gamma:g}$)",
+                  fontsize="medium")
+    bottom.plot(BETAS, q, "o-", color=bmlab.ORANGE)
+    bottom.axhline(teacher_c["teacher_share"], color=bmlab.GRAY, ls=":", lw=1.5,
+                   label="teacher's overlap")
+    bottom.set_xlabel(r"sampling inverse temperature $\beta$")
+    for ax in (top, bottom):
+        ax.axvline(1.0, color=bmlab.GRAY, lw=0.8)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks([0.25, 0.5, 1, 2, 4], ["1/4", "1/2", "1", "2", "4"])
+        ax.minorticks_off()
+axes[0, 0].set_ylabel("mean reverse KL, nats")
+axes[1, 0].set_ylabel(r"mean overlap $q$")
+handles = axes[0, 0].get_legend_handles_labels()[0] + axes[1, 0].get_legend_handles_labels()[0]
+fig.legend(handles=handles, loc="outside lower center", ncols=3, fontsize="small")
+plt.show()
+
+
+# %% [markdown]
+# **What to look for:** left, the KL drops steeply above $\beta = 1$ while the overlap climbs
+# towards the teacher's dotted line; right, the KL falls all the way down as $\beta$ falls
+# below 1, towards the uniform law's dashed line.
+#
+# The silent posterior has learned the direction: its top eigenvector lies along $u$, but
+# its eigenvalue is too small, next to the rest of the spectrum, to condense the samples.
+# Sampling colder, at $\beta = 4$, lets them condense onto it; the overlap rises from
+# 0.058 to 0.583, close to the teacher's 0.670, and the reverse KL falls from 20.74 to 8.91
+# nats. The posterior that condensed off the teacher has the opposite problem: its samples
+# crowd into a wrong direction, and the reverse KL punishes that hard (30.96 nats at $\beta
+# = 1$, far above the uniform law's 2.77). Sampling hotter spreads them out again; at $\beta
+# = 1/4$ the KL is down to 7.17 nats, and as $\beta \to 0$ it reaches the uniform law's.
+# Both are the paper's two directions of temperature tuning; neither machine was retrained.
+#
+# ## 4 · Double descent
+#
+# The paper's double descent is a curve of the reverse KL, averaged over the posterior,
+# against the prior's strength $\gamma$: it falls while the posterior is condensed along the
+# teacher, peaks where the condensation collapses, and falls again towards the uniform law.
+# Notebook 06 found no such curve at the MAP estimate. Here are both, for the strong
+# teacher: the recorded posterior means at every $\eta$, and the MAP machines ($\eta \to
+# \infty$) computed now by weight decay $\gamma/K$ as in notebook 06 (training the
+# eigenvalues of $W$ in the data's eigenbasis, warm-started from strong to weak penalty).
+
+# %%
+def map_fit(X_c, gammas, n_steps=300):
+    """The MAP W (eta -> infinity) for each gamma, strong to weak penalty, warm-started: train
+    the eigenvalues of W in the data's eigenbasis with weight decay gamma / K."""
+    basis = np.linalg.eigh(X_c.T @ X_c / len(X_c))[1]
+    gradient = bmlab.ExactSphericalGradient(X_c @ basis)
+    w, fits, largest = np.zeros(N), {}, 0.0
+    for g in sorted(gammas, reverse=True):
+        decay = g / len(X_c)
+        w = bmlab.train({"W": w}, gradient, n_steps=n_steps, lr=min(0.03, 0.5 / decay),
+                        momentum=0.9, weight_decay=decay).params["W"]
+        largest = max(largest, np.abs(gradient({"W": w})["W"] - decay * w).max())
+        fits[g] = bmlab.SphericalBM((basis * w) @ basis.T)
+    return fits, largest
+
+
+fits, largest = map_fit(X, GAMMAS)
+print(f"MAP fits: largest |gradient of the penalised likelihood| at the end < 1e-3: "
+      f"{largest < 1e-3}")
+uniform_kl = rec["data"]["teachers"]["3.0"]["uniform_reverse_kl"]
+print(f"reverse KL of the uniform law from the strong teacher: {uniform_kl:.2f} nats")
+print("  eta \\ gamma " + "".join(f"{g:>7g}" for g in GAMMAS))
+curves = {}
+for eta in ETAS:
+    curves[eta] = np.array([mean(3.0, eta, g, "reverse_kl") for g in GAMMAS])
+    print(f"  {eta:11g} " + "".join(f"{kl:7.2f}" for kl in curves[eta]))
+map_curve = np.array([bmlab.spherical_kl(fits[g], teacher) for g in GAMMAS])
+print("  MAP        " + "".join(f"{kl:7.2f}" for kl in map_curve))
+
+
+# %% [markdown]
+# Is there a second descent? For each $\eta$: the first local minimum of the curve, the
+# highest point after it, and whether both the rise to that point and the fall after it
+# (to $\gamma = 10^4$) exceed 5 standard errors of the difference.
+
+# %%
+def pooled_se(eta, gamma):
+    """The standard error of the two chains' pooled mean reverse KL (strong teacher)."""
+    a, b = points[3.0, eta, gamma]["chains"]
+    return 0.5 * np.hypot(a["reverse_kl_se"], b["reverse_kl_se"])
+
+
+for eta, kl in curves.items():
+    i_min = next(i for i in range(len(kl) - 1) if kl[i + 1] > kl[i])
+    i_peak = i_min + 1 + int(np.argmax(kl[i_min + 1 :]))
+
+    def beyond(i, j, kl=kl, eta=eta):
+        """kl[i] - kl[j] > 5 standard errors of the difference."""
+        return kl[i] - kl[j] > 5 * np.hypot(pooled_se(eta, GAMMAS[i]), pooled_se(eta, GAMMAS[j]))
+
+    double = beyond(i_peak, i_min) and beyond(i_peak, len(kl) - 1)
+    after = (f"up to {kl[i_peak]:5.2f} at gamma = {GAMMAS[i_peak]:g}, down to {kl[-1]:5.2f}"
+             if i_peak < len(kl) - 1 else f"up all the way, to {kl[-1]:5.2f}")
+    print(f"eta = {eta:5g}: minimum {kl[i_min]:5.2f} at gamma = {GAMMAS[i_min]:g}, then {after} "
+          f"at 10^4: double descent {double}")
+
+fig, (ax, zoom) = plt.subplots(1, 2, figsize=(10.5, 4.0), layout="constrained")
+shades = plt.get_cmap("Oranges")(np.linspace(0.35, 1.0, len(ETAS)))
+tail = slice(GAMMAS.index(100.0), None)  # gamma >= 100, for the zoom
+for (eta, kl), shade, marker in zip(curves.items(), shades, "os^vDP", strict=True):
+    ax.plot(GAMMAS, kl, marker=marker, color=shade, ms=5, label=rf"$\eta = {eta:g}$")
+    if eta <= 0.3:
+        zoom.plot(GAMMAS[tail], kl[tail], marker=marker, color=shade, ms=5)
+for axis, part in ((ax, slice(None)), (zoom, tail)):
+    axis.plot(GAMMAS[part], map_curve[part], color=bmlab.NAVY, lw=2.5,
+              label=r"MAP ($\eta\to\infty$)")
+    axis.axhline(uniform_kl, color=bmlab.GRAY, ls="--", lw=1, label="uniform law")
+    axis.set_xscale("log")
+    axis.set_xlabel(r"prior strength $\gamma$")
+ax.set_yscale("log")
+ax.set_ylabel(r"mean reverse KL$(p_W\,\|\,p^*)$, nats")
+ax.set_title("strong teacher, every $\\eta$")
+zoom.set_ylim(0, 35)
+zoom.set_title(r"the three warmest $\eta$, $\gamma \geq 100$")
+fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", fontsize="small")
+plt.show()
+
+# %% [markdown]
+# **What to look for:** left, every curve falls, then rises towards the dashed line of the
+# uniform law; right, the $\eta = 0.1$ curve overshoots the dashed line near $\gamma = 1000$
+# and comes back down to it, while the colder curves and the navy MAP curve approach it
+# from below.
+#
+# At $\eta = 0.1$ the reverse KL has the paper's shape: a first descent while the posterior
+# is condensed along the teacher (down to 14.39 nats at $\gamma = 100$), a peak where
+# condensation collapses (Section 2's table: condensed up to $\gamma = 300$, aligned but
+# silent at 1000), 22.72 nats, above the uniform law's 22.14, and a second descent towards
+# it (22.31 at $\gamma = 10^4$). The colder posteriors and the MAP machines do not overshoot:
+# their KL rises monotonically to the uniform law's after its minimum. Why a peak needs a
+# warm posterior: right where it loses its condensation, a posterior's machine still carries
+# a wide, noisy spectrum, which makes its law far from uniform without pointing its samples
+# at the teacher; the reverse KL charges for both. Colder posteriors have less noise, the
+# MAP machine none. At the warmest $\eta = 0.03$ there is only a shoulder (the rise after
+# $\gamma = 100$ is within the noise). So at $N = 50$ double descent appears, weakly (about
+# half a nat), in a narrow window of warm posteriors, and is gone for $\eta \ge 0.3$, long
+# before the MAP limit.
+#
+# ## 5 · Warm and cold posteriors
+#
+# Which posterior temperature gives the best machines? For each $\gamma$ and each teacher,
+# the $\eta$ of the grid with the smallest mean reverse KL (and, last column, the smallest
+# mean forward KL).
+
+# %%
+coldest_wins, coldest_near = True, True
+for c_star, name in TEACHERS.items():
+    print(f"{name} teacher c* = {c_star}:")
+    print("   gamma   best eta   its reverse KL   at eta = 1    best eta (forward KL)")
+    for g in GAMMAS:
+        reverse = [mean(c_star, e, g, "reverse_kl") for e in ETAS]
+        forward = [mean(c_star, e, g, "forward_kl") for e in ETAS]
+        at_one = reverse[ETAS.index(1.0)]
+        coldest_wins &= bool(np.argmin(reverse) == len(ETAS) - 1)
+        coldest_near &= bool(forward[-1] - min(forward) < 0.01)
+        print(f"  {g:6g}   {ETAS[np.argmin(reverse)]:8g}   {min(reverse):14.2f}   "
+              f"{at_one:10.2f}    {ETAS[np.argmin(forward)]:8g}")
+print(f"the coldest posterior of the grid (eta = {ETAS[-1]:g}) has the smallest mean reverse KL "
+      f"at every gamma, for both teachers: {coldest_wins}")
+print(f"its mean forward KL is within 0.01 nats of the smallest: {coldest_near}")
+
+fig, axes = plt.subplots(1, 2, figsize=(9.6, 3.6), layout="constrained", sharey=True)
+for ax, (c_star, name) in zip(axes, TEACHERS.items(), strict=True):
+    for g, shade, marker in zip((10.0, 100.0, 1000.0), shades[1::2], "os^", strict=True):
+        kl = [mean(c_star, e, g, "reverse_kl") for e in ETAS]
+        ax.plot(ETAS, kl, marker=marker, color=shade, label=rf"$\gamma = {g:g}$")
+    ax.axvline(1.0, color=bmlab.GRAY, lw=0.8)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(r"posterior inverse temperature $\eta$")
+    ax.set_title(rf"{name} teacher, $c^* = {c_star}$")
+axes[0].set_ylabel("mean reverse KL, nats")
+fig.legend(*axes[0].get_legend_handles_labels(), loc="outside right upper", fontsize="small")
+plt.show()
+
+# %% [markdown]
+# **What to look for:** every curve falls from left to right, or levels off: warmer
+# posteriors (left) are never better; the gray line marks Bayes' $\eta = 1$.
+#
+# At these sizes there is no warm-posterior regime: the coldest posterior in the grid wins
+# at every $\gamma$ for the reverse KL, and for the forward KL it is the best or within a
+# hundredth of a nat of it.
+# So $\eta = 1$, the Bayesian choice, is never the best here, and the correction always goes
+# the same way: colder. The reason shows in Section 4: at every $\gamma$ the MAP machine (the
+# $\eta \to \infty$ end) is at least as close to the teacher as the posterior's machines,
+# and averaging over the posterior only adds the noise of $W$'s fluctuations to each machine.
+# The paper finds warm posteriors best for weak regularisation or a weak signal in the limit
+# $N \to \infty$; with $N = K = 50$ we do not see it, for either teacher, at any $\gamma$ of
+# the grid.
+#
+# ## 6 · Too few sampling steps
+#
+# Finally, noisy training as the paper runs it: the negative phase $\langle
+# xx^\top\rangle_W$ of each Langevin update is not computed exactly but estimated from $K$
+# persistent chains, moved by $\nu$ heat-bath steps per update (notebook 06, Section 4).
+# `bmlab.LangevinSphericalGradient(..., nu=nu)` makes these updates; with `nu=None` it uses
+# the exact negative phase. The record `spherical_pcd`
+# (`benchmarks/record_spherical_pcd.py`) trains the full matrix $W$ for the strong teacher
+# at $N = K = 50$, 100 and 200, $\eta = 1$, $\gamma = 0.3K$, learning rate $1/N^2$ (so that
+# the eigenvalues of $W$ move at the same speed at every $N$), 3000 updates from $W = 0$,
+# and averages over the last 1500: the top eigenvalue of $W$, the overlap $q$ of the
+# machine's exact law and the chains' share along $u$.
+
+# %%
+pcd = bmlab.load_results("spherical_pcd")
+NUS = pcd["params"]["nus"]
+UPDATES = pcd["params"]["updates"]
+print(f"{UPDATES} updates per run; means over the last {UPDATES // 2}")
+SIZES = sorted(pcd["data"], key=int)
+for n in SIZES:
+    runs = pcd["data"][n]["runs"]
+    print(f"N = {n}")
+    print("  negative phase     top eigenvalue      overlap q of W     chains' share")
+    for key in ("exact", *map(str, NUS)):
+        r_ = runs[key]
+        cells = [f"{r_[f'{m}_mean']:7.3f} ± {r_[f'{m}_se']:.3f}" for m in ("top", "overlap")]
+        cells.append("" if key == "exact" else f"{r_['chains_mean']:7.3f} ± {r_['chains_se']:.3f}")
+        print(f"  {'exact' if key == 'exact' else f'nu = {key}':14s}  " + "   ".join(cells))
+excess = {n: np.array([pcd["data"][n]["runs"][str(nu)]["top_mean"] for nu in NUS])
+          - pcd["data"][n]["runs"]["exact"]["top_mean"] for n in SIZES}
+print("excess of the top eigenvalue over the exact run:")
+for n in SIZES:
+    print(f"  N = {n:>3}: " + "  ".join(f"nu = {nu}: {e:.2f}" for nu, e in zip(NUS, excess[n],
+                                                                             strict=True)))
+gaps = [abs(r_["chains_mean"] - pcd["data"][n]["runs"]["exact"]["overlap_mean"])
+        for n in SIZES for key, r_ in pcd["data"][n]["runs"].items() if key != "exact"]
+print(f"chains' share within 0.01 of the exact run's overlap, every N and nu: {max(gaps) < 0.01}")
+
+# %%
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained")
+for n, marker, ls in zip(SIZES, "o^s", (":", "--", "-"), strict=True):
+    runs = pcd["data"][n]["runs"]
+    ax1.plot(NUS, excess[n], marker=marker, ls=ls, color=EXTRA[1],
+             label=f"persistent chains, N = {n}")
+    q_pcd = [runs[str(nu)]["overlap_mean"] - runs["exact"]["overlap_mean"] for nu in NUS]
+    ax2.plot(NUS, q_pcd, marker=marker, ls=ls, color=EXTRA[1])
+ax1.plot(NUS, 0.6 / np.array(NUS), color=bmlab.GRAY, ls="--", lw=1, label=r"$0.6/\nu$")
+ax1.set_yscale("log")
+ax1.set_yticks([0.02, 0.05, 0.1, 0.2, 0.5], ["0.02", "0.05", "0.1", "0.2", "0.5"])
+ax1.minorticks_off()
+ax1.set_ylabel("top eigenvalue minus the exact run's")
+ax2.axhline(0.0, color=EXTRA[0], lw=2, label="exact negative phase")
+ax2.set_ylabel(r"overlap $q$ of $p_W$ minus the exact run's")
+for axis in (ax1, ax2):
+    axis.set_xscale("log", base=2)
+    axis.set_xticks(NUS, [str(nu) for nu in NUS])
+    axis.minorticks_off()
+    axis.set_xlabel(r"heat-bath steps per update $\nu$")
+handles = ax1.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
+fig.legend(handles=handles, loc="outside lower center", ncols=3, fontsize="small")
+plt.show()
+
+# %% [markdown]
+# **What to look for:** left, the three red lines nearly on top of each other, falling
+# about like the gray $0.6/\nu$; right, the machine's overlap above the exact run's for
+# small $\nu$, closing in on the green zero line as $\nu$ grows.
+#
+# Persistent chains with few steps bias noisy training in one way at these sizes: $W$'s top
+# eigenvalue overshoots the exact run's (by about 0.6 at $\nu = 1$), and the machine's own
+# law condenses more than the data (its overlap $q$ rises above the exact run's), while the
+# chains themselves keep exactly the share that the exact negative phase would give. The
+# reason is moment matching: in a stationary state the drift vanishes on average, so the
+# chains' second moment must equal $C - \frac{2\gamma}{K}W$, data minus prior, whatever
+# $\nu$ is. Chains that lag behind $W$ are less condensed than $W$'s equilibrium, so $W$ must
+# grow its top eigenvalue until even the lagging chains show the data's share. The excess
+# falls smoothly, about like $1/\nu$, with no threshold, and at a given $\nu$ it is about
+# the same at $N = 50$, 100 and 200. The paper's transition, below which the samples lose
+# the teacher, does not appear at these sizes and this learning rate: we find no $\nu_c$ to
+# locate, only a bias that shrinks as $\nu$ grows.
+#
+# ## 7 · The posterior, live
+#
+# The panel reads the recorded grid: pick the teacher, $\gamma$ and $\eta$. Left, the
+# condensation of the posterior's machines over the whole grid (darker is more condensed),
+# gray dots where $W$'s top eigenvector lies along $u$, and the chosen point (orange square).
+# Middle, the mean reverse KL against $\gamma$ at the chosen $\eta$, with the uniform law's.
+# Right, six samples $x$ of the posterior predictive (each from the machine of one posterior
+# draw); the teacher's direction is the last coordinate. The status line names the phase.
+# Try the strong teacher at $\eta = 0.1$ and step $\gamma$ up through 1000; then the weak
+# teacher at $\eta = 0.03$.
+
+# %% tags=["nbval-ignore-output"]
+panel = posterior_panel()
+panel
+
+# %% [markdown]
+# ## Exercises
+#
+# Each exercise ends in a check cell: replace `None` by your answer (a number, to the
+# precision asked) and run the cell. `bmlab.check` replies `correct`, or `not yet` with a
+# hint; it never shows the answer. The worked solutions are in a notebook of their own,
+# [06b's solutions](solutions/06b_solutions.ipynb): open it after you
+# have tried.
+#
+# **1 · The trace is the prior's.** For any data at $N = 50$, what is the posterior standard
+# deviation of $\mathrm{tr}(W)$ at $\eta = 0.3$ and $\gamma = 30$? Reason it out from
+# Section 1; a few hundred draws of `bmlab.spherical_posterior` check you. *Your answer:* to
+# 3 decimals.
+# [worked solution](solutions/06b_solutions.ipynb#cell-id=Exercise-1)
+
+# %%
+my_answer = None  # standard deviation of tr(W) at N = 50, eta = 0.3, gamma = 30, to 3 decimals
+bmlab.check("06b.1", my_answer)
+
+# %% [markdown]
+# **2 · Two directions on the circle.** At $N = 2$ take the teacher $W^* =
+# \mathrm{diag}(0, 3)$ and the model $W = \mathrm{diag}(0, 1)$. Compute the reverse KL
+# $\mathrm{KL}(p_W\,\|\,p^*)$ in closed form (Bessel functions; notebook 06, Exercise 1, has
+# $\log Z$ on the circle) and compare with `bmlab.spherical_kl`. *Your answer:* in nats, to 3
+# decimals.
+# [worked solution](solutions/06b_solutions.ipynb#cell-id=Exercise-2)
+
+# %%
+my_answer = None  # reverse KL(p_W || p*) at N = 2, W = diag(0, 1), W* = diag(0, 3), to 3 decimals
+bmlab.check("06b.2", my_answer)
+
+# %% [markdown]
+# **3 · The MAP limit between two grid points.** Section 4 computed the MAP machine of the
+# strong teacher's data at the grid's values of $\gamma$. What is its reverse KL from the
+# teacher at $\gamma = 200$? *Your answer:* in nats, to 2 decimals.
+# [worked solution](solutions/06b_solutions.ipynb#cell-id=Exercise-3)
+
+# %%
+my_answer = None  # reverse KL of the MAP machine at gamma = 200 (strong teacher), to 2 decimals
+bmlab.check("06b.3", my_answer)
+
+# %% [markdown]
+# ## Summary
+#
+# - The tempered posterior $P_\eta(W\mid X) \propto e^{\eta[\sum_k\log p_W(x_k) -
+#   \gamma\|W\|_F^2/2]}$ is the stationary law of noisy (Langevin) training; $\eta = 1$ is
+#   Bayes' rule, $\eta \to \infty$ the weight-decay fit of notebook 06 with decay
+#   $\gamma/K$, and the trace of $W$ follows the prior alone. `bmlab.spherical_posterior`
+#   samples it exactly in the limit (MALA, one eigendecomposition and one exact $\log Z$ per
+#   step), checked against quadrature at $N = 2$ (Section 1).
+# - Against a rank-one teacher the posterior's machines are condensed along the teacher,
+#   condensed off it (warm posteriors, weak teacher), aligned but silent, or isotropic,
+#   measured by the alignment $A$ and the condensation $H$ (Section 2).
+# - Raising $\beta$ wakes an aligned but silent machine, lowering it calms one condensed off
+#   the teacher; either lowers the reverse KL a lot (Section 3).
+# - Double descent of the posterior-averaged reverse KL against $\gamma$ appears at $N = 50$
+#   for a warm posterior ($\eta = 0.1$), weakly, and is gone for colder ones and at the MAP
+#   limit (Section 4).
+# - At these sizes colder posteriors are always better: $\eta = 1$ is never the best
+#   temperature, and no warm-posterior regime appears (Section 5).
+# - Noisy training with persistent chains and $\nu$ steps per update overshoots $W$'s top
+#   eigenvalue and over-condenses the machine by an amount that falls like $1/\nu$, the same
+#   at $N = 50$–200; the chains themselves keep the data's share, as moment matching
+#   demands, and no sharp $\nu_c$ appears (Section 6).
+#
+# ## References
+#
+# - The lecture, Chapter 5: Eq. 5.4 (the gradient, data minus model), which the drift of
+#   noisy training follows; notebook 06 for the spherical machine itself.
+# - T. Tulinski, S. Cocco, R. Monasson, J. Fernandez-De-Cossio-Diaz, "Spherical Boltzmann
+#   machines: a solvable theory of learning and generation in energy-based models" (2026;
+#   summary in `../shared/lecture/`): the tempered posterior, its phases, double descent,
+#   warm and cold posteriors and the sampling-rate transition, for $N \to \infty$.
+# - G. O. Roberts, R. L. Tweedie, "Exponential convergence of Langevin distributions and
+#   their discrete approximations", *Bernoulli* (1996): the Metropolis-adjusted Langevin
+#   algorithm.
+# - G. O. Roberts, J. S. Rosenthal, "Optimal scaling of discrete approximations to Langevin
+#   diffusions", *Journal of the Royal Statistical Society B* (1998): the best acceptance
+#   rate of MALA in many dimensions.
+# - M. Welling, Y. W. Teh, "Bayesian learning via stochastic gradient Langevin dynamics",
+#   *ICML* (2011): noisy training as posterior sampling.
+# - F. Wenzel et al., "How good is the Bayes posterior in deep neural networks really?",
+#   *ICML* (2020): cold posteriors.
+# - A. D. Sokal, "Monte Carlo methods in statistical mechanics: foundations and new
+#   algorithms" (1997 lecture notes): integrated autocorrelation times and their window.
