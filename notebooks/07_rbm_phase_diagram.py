@@ -693,7 +693,7 @@ for law, x in draws.items():
 # The sign of $f(\text{diagonal}) - f(\text{axis})$ is opposite to that of the population's
 # anisotropy $a$ on every row: the axis (pure state) wins for Rademacher components, the
 # diagonal (mixture) for Laplace and sparse ones. For Gaussian components both are nearly zero,
-# at least 25 times smaller than for the others: what is left is the population's sampling
+# an order of magnitude or more below the others: what is left is the population's sampling
 # noise, and at the border pure and mixed states (and all angles between) have the same free
 # energy.
 
@@ -970,16 +970,18 @@ print(f"the teacher's own mean log-likelihood of the data: "
 # **Beyond enumeration: $N_v = 400$.** Now change the size, with everything else scaled
 # along: the same teacher at $N_v = 400$ ($N_h = 1600$, strengths 1.3 and 1.15, $T = 1$), 2000
 # exact draws, and a student with 200 hidden units trained by PCD-1 as above for 800 updates,
-# at the rate $0.16/N_v$ from entries of standard deviation $0.04/\sqrt{N_v}$ (both are 0.01 at
-# $N_v = 16$: the same start and speed in the ensemble's units, where a mode's strength is
-# its singular value). Exact draws need no enumeration here: with Hadamard modes the teacher's
-# law depends on a state only through the numbers of units that disagree with $u_1$ on the
-# half where $u_2 = u_1$ and on the other half, a table of $201^2$ numbers. At each snapshot
-# the model's law of $m$ comes from two independent tempering ladders (`rbm_tempering`, 32
-# temperatures from $T = 3.3$ down to 1), with their checks beside it: the two ladders'
-# histograms, their shares of $m > 0$ (exactly 1/2 in the model's law, which is even in $s$)
-# and the smallest swap rate. This takes minutes, so it was recorded
-# (`benchmarks/record_phases_learning.py`).
+# at the rate $0.16/N_v$ from entries of standard deviation $0.04/\sqrt{N_v}$. Both are 0.01
+# at $N_v = 16$; scaled so, $W_0$ starts with the same top singular value (both paths on the
+# phase diagram below start at $T/w_1 = 15$), and a mode grows by the same
+# factor per update wherever the data are equally magnetised along it, since the eigenvalue
+# of $C$ along a mode is about $N_v\langle m^2\rangle$. Exact draws need no enumeration here:
+# with Hadamard modes the teacher's law depends on a state only through the numbers of units
+# that disagree with $u_1$ on the half where $u_2 = u_1$ and on the other half, a table with
+# one entry per pair of counts. At each snapshot the model's law of $m$ comes from two
+# independent tempering ladders (`rbm_tempering`, 32 values of $\beta$ from 0.3 to 1), with
+# their checks beside it: the two ladders' histograms, their shares of $m > 0$ (exactly 1/2
+# in the model's law, which is even in $s$) and the smallest swap rate. This takes minutes,
+# so it was recorded (`benchmarks/record_phases_learning.py`).
 
 # %%
 learning = bmlab.load_results("phases_learning")
@@ -987,6 +989,9 @@ prm, rec = learning["params"], learning["data"]
 print(f"recorded: N_v = {prm['n_visible']}, teacher N_h = {prm['teacher_hidden']}, student "
       f"N_h = {prm['student_hidden']}, {prm['samples']} data, {prm['updates']} updates of "
       f"{prm['pcd']}; tempering {prm['burn_in']} + {prm['measure']} sweeps, {prm['betas']} betas")
+scale = np.sqrt(prm["n_visible"])
+print(f"rate {prm['rate']:.4g} = {prm['rate'] * scale**2:.2f} / N_v, initial entries of "
+      f"standard deviation {prm['init_std']:.4g} = {prm['init_std'] * scale:.2f} / sqrt(N_v)")
 print("the table's law of (m_1, m_2) agrees with enumeration at N_v = 16 (1e-12):",
       rec["teacher_check_16"] < 1e-12)
 m_all = bmlab.codes_to_states(np.arange(2**16), 16) @ teacher_U / 16  # (m_1, m_2) of every state
