@@ -35,8 +35,9 @@ from bmlab.phases import mode_law, rbm_ensemble, replica_symmetric
 # The squared singular values of $r$ follow the Marchenko–Pastur law of Section 1 with
 # $c = N_v/N_h = 1/9$; its upper end is $\lambda_+ = \sigma^2(c^{-1/4} + c^{1/4})^2$, so the
 # singular values end at $\sigma(c^{-1/4} + c^{1/4}) = \sqrt3 + 1/\sqrt3$. A drawn machine
-# with $N_v = 200$, $N_h = 1800$ comes close; its largest singular value fluctuates around
-# the edge by an amount that shrinks as the machine grows.
+# with $N_v = 200$, $N_h = 1800$ comes close: at a finite size the largest singular value
+# scatters near the edge (this draw's lies a little inside it), by an amount that shrinks as
+# the machine grows.
 
 # %%
 c = 1 / 9
