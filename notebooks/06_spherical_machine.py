@@ -598,7 +598,9 @@ plt.show()
 # fluctuations near the condensation transition produce the peak; it reports that the
 # effect vanishes in the MAP limit, which is what `bmlab.train` approaches. Here, as $\gamma$
 # falls from 100, the share along $u$ rises smoothly from zero and the KL falls with it, with
-# no peak where condensation sets in.
+# no peak where condensation sets in. [Notebook 06b](06b_spherical_posterior.ipynb) samples
+# that posterior: there a weak peak appears for warm posteriors only, gone long before the
+# MAP limit (its Section 4).
 
 # %% [markdown]
 # ## Exercises

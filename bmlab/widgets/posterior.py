@@ -17,25 +17,41 @@ from ..plotting import GRAY, ORANGE
 from ..results import load_results
 
 #: Thresholds that name the phases at N = 50 (notebook 06b, Section 2): a condensation of at
-#: least 0.2 is condensed; an alignment of at least 0.5 puts W's top eigenvector along u.
-_CONDENSED, _ALIGNED = 0.2, 0.5
+#: least 0.2 is condensed; an alignment of at least 0.5 puts W's top eigenvector along u. A
+#: posterior is named only when both its means lie more than 4 standard errors from them.
+_CONDENSED, _ALIGNED, _DECIDED = 0.2, 0.5, 4.0
+_NAMES = {
+    (1, 1): "condensed along the teacher",
+    (1, -1): "condensed off the teacher",
+    (-1, 1): "aligned but silent",
+    (-1, -1): "isotropic",
+}
 
 
 def _label(x: float) -> str:
     return f"{x:g}"
 
 
-def _phase(alignment: float, condensation: float) -> str:
-    """The name of the phase of a posterior with these mean order parameters."""
-    if condensation >= _CONDENSED:
-        where = "along the teacher" if alignment >= _ALIGNED else "off the teacher"
-        return f"condensed {where}"
-    return "aligned but silent" if alignment >= _ALIGNED else "isotropic"
+def _pooled(point: dict, measure: str) -> tuple[float, float]:
+    """The mean of a measure over the point's two chains and its standard error."""
+    a, b = point["chains"]
+    se = np.hypot(a[f"{measure}_se"], b[f"{measure}_se"]) / 2
+    return (a[measure] + b[measure]) / 2, float(se)
+
+
+def _phase(point: dict) -> str:
+    """The name of the phase of a recorded posterior, or "undecided" near a threshold."""
+    sides = []
+    for measure, threshold in (("condensation", _CONDENSED), ("alignment", _ALIGNED)):
+        value, se = _pooled(point, measure)
+        decided = abs(value - threshold) > _DECIDED * se
+        sides.append(int(np.sign(value - threshold)) if decided else 0)
+    return _NAMES.get(tuple(sides), "undecided (a mean within 4 standard errors of its threshold)")
 
 
 class _Grid:
-    """The record, indexed by (teacher, eta, gamma): the first chain's means, per teacher the
-    maps of condensation and alignment (eta by gamma)."""
+    """The record, indexed by (teacher, eta, gamma): per teacher the maps (eta by gamma) of a
+    measure's mean over the two chains and of the phases."""
 
     def __init__(self):
         rec = load_results("spherical_posterior")
@@ -51,16 +67,13 @@ class _Grid:
     def point(self, teacher: str, eta: str, gamma: str) -> dict:
         return self.points[teacher, eta, gamma]
 
-    def map(self, teacher: str, measure: str) -> np.ndarray:
-        return np.array(
-            [
-                [
-                    self.point(teacher, _label(e), _label(g))["chains"][0][measure]
-                    for g in self.gammas
-                ]
-                for e in self.etas
-            ]
-        )
+    def map(self, teacher: str, measure=None) -> np.ndarray:
+        """The pooled means of ``measure`` over the grid, or the phases if it is None."""
+        rows = []
+        for e in self.etas:
+            points = [self.point(teacher, _label(e), _label(g)) for g in self.gammas]
+            rows.append([_phase(p) if measure is None else _pooled(p, measure)[0] for p in points])
+        return np.array(rows)
 
 
 def _figure(grid: _Grid):
@@ -75,12 +88,13 @@ def _figure(grid: _Grid):
     )
     fig.colorbar(image, ax=ax_map, label="condensation", shrink=0.9)
     (aligned,) = ax_map.plot([], [], "o", color=GRAY, ms=4, ls="none")
+    (undecided,) = ax_map.plot([], [], marker="$?$", color=GRAY, ms=8, ls="none")
     (here,) = ax_map.plot([], [], "s", mfc="none", mec=ORANGE, mew=2.5, ms=13)
     short = [f"{g / 1000:g}k" if g >= 1000 else _label(g) for g in grid.gammas]  # 3k, 10k
     ax_map.set_xticks(range(len(grid.gammas)), short)
     ax_map.set_yticks(range(len(grid.etas)), [_label(e) for e in grid.etas])
     ax_map.set(xlabel="γ", ylabel="η")
-    ax_map.set_title("gray dots: W's top eigenvector along u", fontsize="small")
+    ax_map.set_title("gray dots: W's top eigenvector along u; ?: undecided", fontsize="small")
     (curve,) = ax_kl.plot(grid.gammas, np.ones(len(grid.gammas)), "o-", color=ORANGE, ms=4)
     (dot,) = ax_kl.plot([1.0], [1.0], "o", color=ORANGE, ms=11, mfc="none", mew=2)
     uniform = ax_kl.axhline(1.0, color=GRAY, ls="--", lw=1)
@@ -94,7 +108,8 @@ def _figure(grid: _Grid):
     ax_strip.set_yticks([])
     ax_strip.set(xlabel="coordinate of x", ylabel="samples")
     ax_strip.set_title("predictive samples", fontsize="small")
-    artists = {"image": image, "aligned": aligned, "here": here, "curve": curve, "dot": dot}
+    artists = {"image": image, "aligned": aligned, "undecided": undecided, "here": here}
+    artists |= {"curve": curve, "dot": dot}
     artists |= {"uniform": uniform, "kl_title": kl_title, "strip": strip, "ax_kl": ax_kl}
     return fig, artists
 
@@ -125,14 +140,15 @@ def posterior_panel(teacher: str = "3", gamma: str = "1000", eta: str = "0.1") -
     fig, a = _figure(grid)
 
     def update(teacher, gamma, eta):
-        condensation = grid.map(teacher, "condensation")
-        alignment = grid.map(teacher, "alignment")
-        a["image"].set_data(condensation)
-        rows, cols = np.nonzero(alignment >= _ALIGNED)
+        a["image"].set_data(grid.map(teacher, "condensation"))
+        phases = grid.map(teacher)
+        rows, cols = np.nonzero(np.isin(phases, [_NAMES[1, 1], _NAMES[-1, 1]]))
         a["aligned"].set_data(cols, rows)
+        rows, cols = np.nonzero(~np.isin(phases, list(_NAMES.values())))
+        a["undecided"].set_data(cols, rows)
         i, j = grid.etas.index(float(eta)), grid.gammas.index(float(gamma))
         a["here"].set_data([j], [i])
-        kls = [grid.point(teacher, eta, _label(g))["chains"][0]["reverse_kl"] for g in grid.gammas]
+        kls = grid.map(teacher, "reverse_kl")[i]
         a["curve"].set_ydata(kls)
         a["dot"].set_data([float(gamma)], [kls[j]])
         uniform = grid.teachers[teacher]["uniform_reverse_kl"]
@@ -141,11 +157,11 @@ def posterior_panel(teacher: str = "3", gamma: str = "1000", eta: str = "0.1") -
         a["kl_title"].set_text(f"mean reverse KL at η = {eta}")
         p = grid.point(teacher, eta, gamma)
         a["strip"].set_data(np.array([row.split() for row in p["strip"]], float) / 4)
-        c = p["chains"][0]
+        A, H, q = (_pooled(p, m)[0] for m in ("alignment", "condensation", "overlap"))
         return (
-            f"c* = {teacher}, γ = {gamma}, η = {eta}: {_phase(c['alignment'], c['condensation'])} "
-            f"(alignment {c['alignment']:.2f}, condensation {c['condensation']:.2f}, overlap "
-            f"{c['overlap']:.2f}); reverse KL {c['reverse_kl']:.1f} nats, uniform law {uniform:.1f}"
+            f"c* = {teacher}, γ = {gamma}, η = {eta}: {_phase(p)} (alignment {A:.2f}, "
+            f"condensation {H:.2f}, overlap {q:.2f}); reverse KL {kls[j]:.1f} nats, uniform law "
+            f"{uniform:.1f}"
         )
 
     return Panel(fig, controls, update, title="The spherical machine's posterior (notebook 06b)")

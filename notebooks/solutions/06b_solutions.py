@@ -39,7 +39,8 @@ import bmlab
 # factorises, and along $t$ only $e^{-\eta\gamma t^2/2}$ is left: $t \sim \mathcal N(0,
 # 1/(\eta\gamma))$ whatever the data. Then $\mathrm{tr}(W) = \sqrt N\,t$ has standard
 # deviation $\sqrt{N/(\eta\gamma)}$. A sampled check: 400 draws of `bmlab.spherical_posterior`
-# on some data at these settings.
+# on some data at these settings (their traces are independent: the sampler draws $t$ afresh
+# for every draw).
 
 # %%
 N, eta, gamma = 50, 0.3, 30.0
@@ -50,7 +51,9 @@ draws = bmlab.spherical_posterior(
     X, gamma=gamma, eta=eta, n_samples=400, thin=5, burn_in=200, rng=np.random.default_rng(1)
 )
 traces = np.trace(draws, axis1=1, axis2=2)
-print(f"sqrt(N / (eta gamma)) = {answer:.3f}; 400 draws: standard deviation {traces.std():.2f}")
+spread = answer / np.sqrt(2 * len(traces))  # standard error of a standard deviation, normal draws
+print(f"sqrt(N / (eta gamma)) = {answer:.3f}; 400 draws: standard deviation {traces.std():.2f} "
+      f"± {spread:.2f}")
 assert bmlab.check("06b.1", answer)
 
 # %% [markdown]
