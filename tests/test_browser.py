@@ -206,10 +206,13 @@ def _move_a_control(panel) -> str:
     if checkboxes.count():
         checkboxes.first.click()
         return "checkbox toggled"
-    toggles = panel.locator(".widget-toggle-button")
-    if toggles.count() > 1:
-        toggles.nth(1).click()
-        return "toggle button pressed"
+    toggles = panel.locator(
+        ".widget-toggle-button:not(.mod-active)"
+    )  # pressing the active one changes nothing
+    if toggles.count():
+        label = toggles.first.inner_text()
+        toggles.first.click()
+        return f"toggle button {label!r} pressed"
     raise AssertionError("panel has no slider, dropdown, checkbox or toggle the test can move")
 
 
