@@ -94,7 +94,7 @@ def _figure(grid: _Grid):
     ax_map.set_xticks(range(len(grid.gammas)), short)
     ax_map.set_yticks(range(len(grid.etas)), [_label(e) for e in grid.etas])
     ax_map.set(xlabel="γ", ylabel="η")
-    ax_map.set_title("gray dots: W's top eigenvector along u; ?: undecided", fontsize="small")
+    ax_map.set_title("dots: W's top eigenvector along u; ?: undecided", fontsize="small")
     (curve,) = ax_kl.plot(grid.gammas, np.ones(len(grid.gammas)), "o-", color=ORANGE, ms=4)
     (dot,) = ax_kl.plot([1.0], [1.0], "o", color=ORANGE, ms=11, mfc="none", mew=2)
     uniform = ax_kl.axhline(1.0, color=GRAY, ls="--", lw=1)
