@@ -50,9 +50,11 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check bmlab bmlab_present dashboards tests benchmarks tools notebooks/*.py $(wildcard notebooks/solutions/*.py) conftest.py
 	$(VENV)/bin/ruff format --check bmlab bmlab_present dashboards tests benchmarks tools
 
-# conftest.py supplies the nbval options: `pytest notebooks` needs no flags.
+# conftest.py supplies the nbval options: `pytest notebooks` needs no flags. Two workers
+# (pytest-xdist) share the files; --dist loadfile keeps a notebook's cells, in order, in one
+# kernel on one worker, and a test file's servers on one worker.
 test: $(STAMP) lint
-	$(PY) -m pytest tests notebooks -m "not wheel"
+	$(PY) -m pytest tests notebooks -m "not wheel" -n 2 --dist loadfile
 
 test-portable: $(STAMP)
 	$(PORTABLE_ENV) $(PY) -m pytest notebooks
