@@ -383,8 +383,10 @@ LINKED = NOTEBOOK_DIR / "05_contrastive_divergence.ipynb"
 
 @pytest.mark.skipif(not LINKED.exists(), reason="no notebook 05 in this folder")
 def test_a_worked_solution_link_opens_the_solutions_at_the_exercise(lab_server, chromium):
-    """In JupyterLab's default windowing mode, as a student has it (the other tests attach
-    every cell: in that mode JupyterLab scrolls a tab to the cell before showing it, in vain)."""
+    """In JupyterLab's default windowing mode, as a student has it, with the extension the
+    environment installs (labextension/, "bmlab-links"): JupyterLab alone scrolls to the cell
+    before the cells above it are rendered, and they push it down again (every time with the
+    other tests' windowing mode "none", in about one try in ten in the default mode)."""
     tracker = lab_server.settings_dir / "@jupyterlab/notebook-extension/tracker.jupyterlab-settings"
     saved = tracker.read_text()
     tracker.write_text(json.dumps({"windowingMode": "contentVisibility"}))  # read at page load
@@ -394,6 +396,9 @@ def test_a_worked_solution_link_opens_the_solutions_at_the_exercise(lab_server, 
         page.goto(f"{lab_server.url}/lab/tree/{LINKED.name}?reset", timeout=60_000)
         page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=KERNEL_TIMEOUT)
         _settled(page)
+        assert page.evaluate("window.jupyterapp.isPluginActivated('bmlab-links:plugin')"), (
+            "JupyterLab runs without the extension bmlab-links (make venv links labextension/)"
+        )
         for k in (2, 3):  # not the first: a notebook opened at its top would show that one
             link = page.locator(".jp-Notebook a", has_text="worked solution").nth(k - 1)
             link.scroll_into_view_if_needed()
@@ -403,7 +408,7 @@ def test_a_worked_solution_link_opens_the_solutions_at_the_exercise(lab_server, 
                 timeout=KERNEL_TIMEOUT,
             )
             _settled(page)
-            try:  # JupyterLab scrolls once the cells above are rendered: about a second
+            try:  # the extension keeps the cell at the top while the cells above render
                 page.wait_for_function(AT_EXERCISE, arg=k, timeout=REDRAW_TIMEOUT)
             except Exception:
                 seen = page.evaluate(VISIBLE_CELLS)

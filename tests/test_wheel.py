@@ -134,6 +134,7 @@ def test_the_wheel_holds_the_package_and_its_presenter_and_nothing_of_the_checko
         f"bmlab_present/dashboards/{p.name}" for p in (ROOT / "dashboards").glob("*.ipynb")
     }
     voila = "bmlab-0.1.0.data/data/share/jupyter/voila/templates/bmlab/"
+    links = "bmlab-0.1.0.data/data/share/jupyter/labextensions/bmlab-links/"
     assert data == {
         "bmlab/exercises.json",
         *recorded,
@@ -143,6 +144,8 @@ def test_the_wheel_holds_the_package_and_its_presenter_and_nothing_of_the_checko
         "bmlab_present/jupyter_server_config.json",
         voila + "conf.json",
         voila + "index.html.j2",
+        links + "package.json",
+        links + "static/remoteEntry.js",
     }
     for name, source in sources.items():
         imported = _imported(source) - set(sys.stdlib_module_names)
