@@ -95,7 +95,7 @@ def _build_wheel(tmp_path: Path) -> Path:
     src.mkdir()
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, src / name)
-    for name in ("bmlab", "bmlab_present", "dashboards"):
+    for name in ("bmlab", "bmlab_present", "dashboards", "labextension"):
         ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
         shutil.copytree(ROOT / name, src / name, ignore=ignore)
     _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", tmp_path / "dist", src)
