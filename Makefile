@@ -39,6 +39,10 @@ $(STAMP): requirements.lock pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.lock
 	$(PY) -m pip install --quiet --no-deps -e .
+	# the JupyterLab extension the wheel installs as data files (an editable install does not)
+	rm -rf $(VENV)/share/jupyter/labextensions/bmlab-links
+	mkdir -p $(VENV)/share/jupyter/labextensions
+	ln -s $(CURDIR)/labextension $(VENV)/share/jupyter/labextensions/bmlab-links
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (bmlab)" >/dev/null
 	touch $(STAMP)
 

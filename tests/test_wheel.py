@@ -95,7 +95,7 @@ def _build_wheel(tmp_path: Path) -> Path:
     src.mkdir()
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, src / name)
-    for name in ("bmlab", "bmlab_present", "dashboards"):
+    for name in ("bmlab", "bmlab_present", "dashboards", "labextension"):
         ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
         shutil.copytree(ROOT / name, src / name, ignore=ignore)
     _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", tmp_path / "dist", src)
@@ -134,6 +134,7 @@ def test_the_wheel_holds_the_package_and_its_presenter_and_nothing_of_the_checko
         f"bmlab_present/dashboards/{p.name}" for p in (ROOT / "dashboards").glob("*.ipynb")
     }
     voila = "bmlab-0.1.0.data/data/share/jupyter/voila/templates/bmlab/"
+    links = "bmlab-0.1.0.data/data/share/jupyter/labextensions/bmlab-links/"
     assert data == {
         "bmlab/exercises.json",
         *recorded,
@@ -143,6 +144,8 @@ def test_the_wheel_holds_the_package_and_its_presenter_and_nothing_of_the_checko
         "bmlab_present/jupyter_server_config.json",
         voila + "conf.json",
         voila + "index.html.j2",
+        links + "package.json",
+        links + "static/remoteEntry.js",
     }
     for name, source in sources.items():
         imported = _imported(source) - set(sys.stdlib_module_names)
