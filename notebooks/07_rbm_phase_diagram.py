@@ -493,8 +493,8 @@ def crossing(y_small, y_large):
 
 def scaled_chi(n):
     """chi_SG / N^(1/3) and its standard error."""
-    rec = rec_sizes[n]
-    return np.array(rec["chi_sg"]) / int(n) ** (1 / 3), np.array(rec["chi_sg_err"]) / int(n) ** (1 / 3)
+    rec, scale = rec_sizes[n], int(n) ** (1 / 3)
+    return np.array(rec["chi_sg"]) / scale, np.array(rec["chi_sg_err"]) / scale
 
 
 def binder_of(n):
@@ -517,7 +517,7 @@ print(f"g, N = 200 and 400: largest difference below sigma {z[T_sg < 1].max():.1
 
 # %%
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
-for (n, rec), marker, style in zip(rec_sizes.items(), "os^", ("-", "--", ":"), strict=True):
+for n, marker, style in zip(rec_sizes, "os^", ("-", "--", ":"), strict=True):
     look = dict(color=bmlab.ORANGE, marker=marker, ms=6, ls=style, lw=1.5, capsize=2,
                 label=f"N = {n}")  # sizes by line style, as in Section 3
     ax1.errorbar(T_sg, *binder_of(n), **look)
@@ -975,10 +975,10 @@ plt.show()
 # crossed $T$: two fixed points ($\pm$ the condensed state), and $\langle|m|\rangle$ matches
 # the data's (0.679 against 0.673). The second mode crosses later; by update 800 mean field
 # finds four fixed points, one pair along each of the top two singular vectors of $W$
-# (|cosine| 0.99 or more with one, 0.11 or less with the other), and the total variation between the model's and the
-# data's histograms has fallen from 0.679 to 0.086. This is the matching of order parameters
-# that Decelle et al. describe for the nonlinear regime: the exact law of each condensed
-# mode's magnetisation is pulled onto its empirical counterpart.
+# (|cosine| 0.99 or more with one, 0.11 or less with the other), and the total variation
+# between the model's and the data's histograms has fallen from 0.679 to 0.086. This is the
+# matching of order parameters that Decelle et al. describe for the nonlinear regime: the
+# exact law of each condensed mode's magnetisation is pulled onto its empirical counterpart.
 
 # %% [markdown]
 # **PCD where the exact gradient is known.** Beyond $N_v \approx 20$ the model's half of the
@@ -1091,8 +1091,9 @@ plt.show()
 # %% [markdown]
 # **What to look for:** on the left the orange PCD-1 lines run inside the wide navy lines of
 # the exact gradient; on the right, at $N_v = 400$, the top mode follows its dashed gray
-# linear prediction at first (the inset zooms on the first 40 updates), crosses $T = 1$ within the first 50 updates and saturates near
-# 2, while the second singular value stays where it started. The linear prediction holds up
+# linear prediction at first (the inset zooms on the first 40 updates), crosses $T = 1$
+# within the first 50 updates and saturates near 2, while the second singular value stays
+# where it started. The linear prediction holds up
 # to about update 20 (0.275 recorded against 0.288 predicted) and no further: at update 30 it
 # says 0.890, the machine has 0.698.
 #
