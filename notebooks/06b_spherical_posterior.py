@@ -422,9 +422,10 @@ plt.show()
 
 # %% [markdown]
 # **What to look for:** dark cells (condensed, $H \ge 0.2$: above the gray mark on the colour
-# bar, which ends at 0.5) at small $\gamma$, light ones at large $\gamma$; the orange dots (top eigenvector along the teacher) cover the strong teacher's
-# dark region and reach into the light one, while the weak teacher's darkest cells, at the
-# smallest $\eta$, have none; a question mark where the record cannot decide.
+# bar, which ends at 0.5) at small $\gamma$, light ones at large $\gamma$; the orange dots
+# (top eigenvector along the teacher) cover the strong teacher's dark region and reach into
+# the light one, while the weak teacher's darkest cells, at the smallest $\eta$, have none;
+# a question mark where the record cannot decide.
 #
 # Reading the tables. For the strong teacher every posterior with $\gamma \le 300$ is
 # condensed along the teacher, whatever $\eta$, except the warmest: at $\eta = 0.03$ it is
@@ -773,9 +774,10 @@ plt.show()
 # So we compare ensembles only where the bias is small. For the strong teacher at weak
 # regularisation ($\gamma \le 100$) the ensemble at $\eta = 10$ beats $\eta = 1$; its margins
 # at $\gamma = 30$ and 100 are about a quarter of a nat, which the check above confirms at
-# $\gamma = 100$ and which at $\gamma = 30$ is not much more than the bias could be. At strong regularisation ($\gamma \ge 1000$) the ensembles at $\eta =
-# 0.3$, 1 and 10 lie within a quarter of a nat of each other for both teachers, and in 30
-# comparisons per direction of the KL no warmer $\eta$ leads the coldest by more than
+# $\gamma = 100$ and which at $\gamma = 30$ is not much more than the bias could be. At
+# strong regularisation ($\gamma \ge 1000$) the ensembles at $\eta = 0.3$, 1 and 10 lie
+# within a quarter of a nat of each other for both teachers, and in 30 comparisons per
+# direction of the KL no warmer $\eta$ leads the coldest by more than
 # chance would give. The paper finds warm posteriors best for weak regularisation or a weak
 # signal, in the limit $N \to \infty$: exactly the weak teacher at $\gamma \le 300$, where
 # the bias works against the warm posteriors and is as large as the differences between
