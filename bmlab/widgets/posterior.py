@@ -87,8 +87,8 @@ def _figure(grid: _Grid):
         np.zeros(shape), cmap="Blues", vmin=0, vmax=1, origin="lower", aspect="auto"
     )
     fig.colorbar(image, ax=ax_map, label="condensation", shrink=0.9)
-    (aligned,) = ax_map.plot([], [], "o", color=GRAY, ms=4, ls="none")
-    (undecided,) = ax_map.plot([], [], marker="$?$", color=GRAY, ms=8, ls="none")
+    (aligned,) = ax_map.plot([], [], "o", color=ORANGE, ms=4, ls="none")
+    (undecided,) = ax_map.plot([], [], marker="$?$", color=ORANGE, ms=8, ls="none")
     (here,) = ax_map.plot([], [], "s", mfc="none", mec=ORANGE, mew=2.5, ms=13)
     short = [f"{g / 1000:g}k" if g >= 1000 else _label(g) for g in grid.gammas]  # 3k, 10k
     ax_map.set_xticks(range(len(grid.gammas)), short)
