@@ -118,22 +118,7 @@ def main(argv=None) -> int:
     (root / "latency.ipynb").write_text(json.dumps(scratch_notebook(names)))
     port = bs.free_port()
     server = bs.Server(
-        [
-            sys.executable,
-            "-m",
-            "jupyter",
-            "lab",
-            "--no-browser",
-            "--allow-root",
-            "--ServerApp.ip=127.0.0.1",
-            f"--ServerApp.port={port}",
-            "--ServerApp.port_retries=0",
-            "--IdentityProvider.token=",
-            "--ServerApp.password=",
-            f"--ServerApp.root_dir={root}",
-            "--LabApp.expose_app_in_browser=True",
-            "--LabApp.news_url=None",
-        ],
+        bs.lab_argv(port, root, "--LabApp.expose_app_in_browser=True"),
         env=env,
         cwd=root,
         port=port,

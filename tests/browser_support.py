@@ -61,6 +61,34 @@ def require_browser():
     return sync_playwright
 
 
+def lab_argv(port: int, root: Path, *extra: str) -> list[str]:
+    """The command of a JupyterLab server on 127.0.0.1:``port`` serving ``root``, with no
+    token, password or port retries (the harness notes); ``extra`` adds options."""
+    return [
+        sys.executable,
+        "-m",
+        "jupyter",
+        "lab",
+        "--no-browser",
+        "--allow-root",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        "--IdentityProvider.token=",
+        "--ServerApp.password=",
+        f"--ServerApp.root_dir={root}",
+        "--LabApp.news_url=None",
+        *extra,
+    ]
+
+
+#: True once a panel's figure is a new, decoded image: arg ``[panel, src before the change]``.
+IMAGE_REDRAWN = """([panel, src]) => {
+    const img = panel.querySelector(':scope > .widget-output img');
+    return img && img.getAttribute('src') !== src && img.complete;
+}"""
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -69,22 +69,7 @@ def lab_server(tmp_path_factory):
     root = bs.copy_tree(NOTEBOOK_DIR, base / "root" / "notebooks", ignore=("*.py",))
     port = bs.free_port()
     server = bs.Server(
-        [
-            sys.executable,
-            "-m",
-            "jupyter",
-            "lab",
-            "--no-browser",
-            "--allow-root",
-            "--ServerApp.ip=127.0.0.1",
-            f"--ServerApp.port={port}",
-            "--ServerApp.port_retries=0",
-            "--IdentityProvider.token=",
-            "--ServerApp.password=",
-            f"--ServerApp.root_dir={root}",
-            "--LabApp.expose_app_in_browser=True",
-            "--LabApp.news_url=None",
-        ],
+        bs.lab_argv(port, root, "--LabApp.expose_app_in_browser=True"),
         env=env,
         cwd=root,
         port=port,
@@ -334,10 +319,7 @@ def test_notebook_in_jupyterlab(lab_server, chromium, notebook):
             if training:
                 run.first.click()
             page.wait_for_function(
-                """([panel, src]) => {
-                    const img = panel.querySelector(':scope > .widget-output img');
-                    return img && img.getAttribute('src') !== src && img.complete;
-                }""",
+                bs.IMAGE_REDRAWN,
                 arg=[panel.element_handle(), before],
                 timeout=TRAIN_TIMEOUT if training else REDRAW_TIMEOUT,
             )

@@ -186,22 +186,7 @@ def start_plain_server(base: Path, env: dict, home: Path) -> bs.Server:
     missing): what a hub would start, minus the hub's login."""
     port = bs.free_port()
     server = bs.Server(
-        [
-            sys.executable,
-            "-m",
-            "jupyter",
-            "lab",
-            "--no-browser",
-            "--allow-root",
-            "--ServerApp.ip=127.0.0.1",
-            f"--ServerApp.port={port}",
-            "--ServerApp.port_retries=0",
-            f"--ServerApp.base_url={PREFIX}",
-            "--IdentityProvider.token=",
-            "--ServerApp.password=",
-            f"--ServerApp.root_dir={home}",
-            "--LabApp.news_url=None",
-        ],
+        bs.lab_argv(port, home, f"--ServerApp.base_url={PREFIX}"),
         env=env,
         cwd=home,
         port=port,
@@ -282,10 +267,7 @@ def move_first_slider(page) -> None:
         handle.press("ArrowRight")
         try:
             page.wait_for_function(
-                """([panel, src]) => {
-                    const img = panel.querySelector(':scope > .widget-output img');
-                    return img && img.getAttribute('src') !== src && img.complete;
-                }""",
+                bs.IMAGE_REDRAWN,
                 arg=[panel.element_handle(), before],
                 timeout=10_000,
             )

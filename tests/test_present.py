@@ -174,10 +174,7 @@ def test_dashboard_renders_live_panels(voila_server, chromium, dashboard):
                 handle.press("ArrowLeft" if at_max else "ArrowRight")
                 try:
                     page.wait_for_function(
-                        """([panel, src]) => {
-                            const img = panel.querySelector(':scope > .widget-output img');
-                            return img && img.getAttribute('src') !== src && img.complete;
-                        }""",
+                        bs.IMAGE_REDRAWN,
                         arg=[panel.element_handle(), before],
                         timeout=REDRAW_TIMEOUT // 3,
                     )
