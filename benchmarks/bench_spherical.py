@@ -98,10 +98,10 @@ def main() -> None:
     Y = model.sample(1000, beta=1.0, rng=rng) @ model.U  # data in the eigenbasis of W
     params = {"W": np.zeros(n)}  # W diagonal in that basis: how notebook 06 trains
     t_exact = in_eighs(lambda: ExactSphericalGradient(Y)(params), W)
-    pcd = PCDSphericalGradient(Y, nu=10, n_chains=100)
+    pcd = PCDSphericalGradient(Y, k=10, n_chains=100)
     t_pcd = in_eighs(lambda: pcd(params, rng), W, repeat=3)
     print(f"  one update, diagonal W: exact {t_exact:.3f} x eigh,", end=" ")
-    print(f"PCD (nu = 10, 100 chains) {t_pcd:.3f} x eigh")
+    print(f"PCD (k = 10, 100 chains) {t_pcd:.3f} x eigh")
     print("exact acceptance rate of the sampler (W as above at each N)")
     print(f"  {'N':>5} " + " ".join(f"{p:>12}" for p in BETAS))
     for size in (10, 100, 1000):

@@ -35,7 +35,7 @@ SERIES = ("top", "alignment", "condensation", "overlap", "chains")
 
 def run(n: int, nu, X, u) -> dict:
     gradient = LangevinSphericalGradient(
-        X, gamma=GAMMA_PER_K * len(X), eta=ETA, lr=1.0 / n**2, nu=nu
+        X, gamma=GAMMA_PER_K * len(X), eta=ETA, lr=1.0 / n**2, k=nu
     )
 
     def machine(p):

@@ -58,11 +58,15 @@ def _symmetric_noise(rng, n: int) -> np.ndarray:
     """A standard normal symmetric matrix in the Frobenius metric: (A + A^T) / 2, A ~ N(0, 1)
     entrywise (diagonal variance 1, off-diagonal 1/2)."""
     A = rng.standard_normal((n, n))
-    return 0.5 * (A + A.T)
+    A += A.T
+    A *= 0.5
+    return A
 
 
 def _traceless(A: np.ndarray) -> np.ndarray:
-    return A - (np.trace(A) / len(A)) * np.eye(len(A))
+    """A minus its trace's share on the diagonal, in place: A - tr(A) / N I."""
+    A.flat[:: len(A) + 1] -= np.trace(A) / len(A)
+    return A
 
 
 class _Target:
@@ -80,8 +84,9 @@ class _Target:
         lam, U = np.linalg.eigh(W)
         log_Z, y2 = _solve(lam, 1.0)
         ll = 0.5 * self.K * np.vdot(W, self.C) - self.K * log_Z - 0.5 * self.gamma * np.vdot(W, W)
-        M = (U * y2) @ U.T  # <x x^T>_W, symmetric up to round-off: made exactly so below
-        grad = 0.5 * self.K * (self.C - 0.5 * (M + M.T)) - self.gamma * W
+        B = U * np.sqrt(y2)
+        M = B @ B.T  # <x x^T>_W = U diag(y2) U^T, exactly symmetric (numpy computes B B^T so)
+        grad = 0.5 * self.K * (self.C - M) - self.gamma * W
         return self.eta * ll, _traceless(self.eta * grad)
 
 
@@ -136,7 +141,7 @@ def spherical_posterior(
     h = None if step is None else _positive(step, "step")
     rng = check_rng(rng)
     K, N = X.shape
-    W = np.zeros((N, N)) if start is None else _traceless(_check_W(start))
+    W = np.zeros((N, N)) if start is None else _traceless(_check_W(start).copy())
     if W.shape != (N, N):
         raise ValueError(f"start must have shape ({N}, {N}) like the data's N, got {W.shape}")
     adapt, h = h is None, h or 1.0 / (eta * (K + 2 * gamma) * N ** (1 / 3))
@@ -144,15 +149,13 @@ def spherical_posterior(
     log_p, grad = target(W)
     draws, recent = np.empty((n_samples, N, N)), 0
     for i in range(burn_in + n_samples * thin):
-        mean = W + 0.5 * h * grad
-        proposal = mean + math.sqrt(h) * _traceless(_symmetric_noise(rng, N))
+        xi = _traceless(_symmetric_noise(rng, N))
+        proposal = W + 0.5 * h * grad + math.sqrt(h) * xi
         log_p_new, grad_new = target(proposal)
-        back = W - proposal - 0.5 * h * grad_new
-        log_ratio = (
-            log_p_new
-            - log_p
-            - (np.vdot(back, back) - np.vdot(proposal - mean, proposal - mean)) / (2 * h)
-        )
+        # Metropolis-Hastings: the forward move's residual is sqrt(h) xi, the reverse move's
+        # is -sqrt(h) (xi + u), so log q(W | W') - log q(W' | W) = -<xi, u> - |u|^2 / 2
+        u = 0.5 * math.sqrt(h) * (grad + grad_new)
+        log_ratio = log_p_new - log_p - np.vdot(xi, u) - 0.5 * np.vdot(u, u)
         accepted = math.log(rng.random()) < log_ratio
         if accepted:
             W, log_p, grad = proposal, log_p_new, grad_new
@@ -181,20 +184,20 @@ class LangevinSphericalGradient:
     ----------
     data : ndarray, shape (K, N), rows on the sphere
     gamma, eta, lr : float > 0
-    nu : int >= 1 or None
+    k : int >= 1 or None
         None: the exact negative phase <x x^T>_W (one eigendecomposition per update). An
-        integer: the mean of x x^T over persistent chains moved by ``nu`` heat-bath steps per
-        update (:class:`bmlab.PCDSphericalGradient`; its chains are ``gradient.X``).
+        integer: the mean of x x^T over persistent chains moved by ``k`` heat-bath steps per
+        update (the paper's nu; :class:`bmlab.PCDSphericalGradient`; its chains are ``gradient.X``).
     n_chains : int >= 1 or None, persistent chains (default: K)
 
     ``params["W"]`` must be symmetric, shape (N, N).
     """
 
-    def __init__(self, data, *, gamma, eta, lr, nu=None, n_chains=None):
-        if nu is None:
+    def __init__(self, data, *, gamma, eta, lr, k=None, n_chains=None):
+        if k is None:
             self.negative = ExactSphericalGradient(data)
         else:
-            self.negative = PCDSphericalGradient(data, nu, n_chains=n_chains)
+            self.negative = PCDSphericalGradient(data, k, n_chains=n_chains)
         self.gamma, self.eta = _positive(gamma, "gamma"), _positive(eta, "eta")
         self.lr = _positive(lr, "lr")
 

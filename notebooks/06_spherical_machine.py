@@ -376,8 +376,9 @@ plt.show()
 # ## 4 · Too few sampling steps: PCD
 #
 # In practice the model moment is not exact: PCD (notebook 05) estimates it from persistent
-# chains, moved by $\nu$ Markov-chain steps per update (`PCDSphericalGradient`: heat-bath
-# moves along random great circles of the sphere). A step turns $x$ towards a random
+# chains, moved by $\nu$ Markov-chain steps per update (`PCDSphericalGradient(data, k=nu)`:
+# bmlab calls the steps per update `k` for every machine, as in CD-$k$; heat-bath moves along
+# random great circles of the sphere). A step turns $x$ towards a random
 # direction, which has only a small component along the top eigenvector, so a chain needs
 # many steps, more as $N$ grows, to change its share along it. We therefore use a smaller
 # machine, $N = 50$ and $K = 200$ (same teacher strength), train with the exact gradient and
@@ -395,7 +396,7 @@ for nu in (None, 1, 4, 16):  # None: the exact gradient
     if nu is None:
         gradient = bmlab.ExactSphericalGradient(small_V)
     else:
-        gradient = bmlab.PCDSphericalGradient(small_V, nu=nu)
+        gradient = bmlab.PCDSphericalGradient(small_V, k=nu)
     chains = {"overlap": lambda p, g=gradient: (
         np.mean((g.X @ u_sV) ** 2) / N_PCD if getattr(g, "X", None) is not None else np.nan)}
     runs[nu] = bmlab.train({"W": np.zeros(N_PCD)}, gradient, n_steps=STEPS_PCD, lr=0.01,

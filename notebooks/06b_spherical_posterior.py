@@ -788,8 +788,8 @@ plt.show()
 # Finally, noisy training as the paper runs it: the negative phase $\langle
 # xx^\top\rangle_W$ of each Langevin update is not computed exactly but estimated from $K$
 # persistent chains, moved by $\nu$ heat-bath steps per update (notebook 06, Section 4).
-# `bmlab.LangevinSphericalGradient(..., nu=nu)` makes these updates; with `nu=None` it uses
-# the exact negative phase. The record `spherical_pcd`
+# `bmlab.LangevinSphericalGradient(..., k=nu)` makes these updates (bmlab's `k`, as in CD-$k$,
+# is the paper's $\nu$); with `k=None` it uses the exact negative phase. The record `spherical_pcd`
 # (`benchmarks/record_spherical_pcd.py`) trains the full matrix $W$ for the strong teacher
 # at $N = K = 50$, 100 and 200, $\eta = 1$, $\gamma = 0.3K$, learning rate $1/N^2$ (so that
 # the eigenvalues of $W$ move at the same speed at every $N$), 3000 updates from $W = 0$,

@@ -108,7 +108,8 @@ def test_the_trace_follows_the_prior_alone():
 
 def test_thinning_keeps_every_thin_th_step_and_start_is_used():
     """With a fixed step and the same generator, thin = 3 returns steps 3, 6, ... of the chain
-    that thin = 1 returns (traceless parts); a start far from 0 is where the chain begins."""
+    that thin = 1 returns (traceless parts); a start far from 0 is where the chain begins, and
+    the caller's start is left as it was (its trace is dropped in a copy)."""
     X = circle_data(K=6)
     kw = {"gamma": 1.0, "eta": 1.0, "burn_in": 5, "step": 0.05}
     one = spherical_posterior(X, n_samples=12, rng=np.random.default_rng(5), thin=1, **kw)
@@ -118,7 +119,7 @@ def test_thinning_keeps_every_thin_th_step_and_start_is_used():
         return S - np.trace(S, axis1=1, axis2=2)[:, None, None] / 2 * np.eye(2)
 
     np.testing.assert_allclose(traceless(three), traceless(one)[2::3], atol=1e-14)
-    far = np.array([[40.0, 0.0], [0.0, -40.0]])
+    far = np.array([[41.0, 0.0], [0.0, -39.0]])
     S = spherical_posterior(
         X,
         n_samples=1,
@@ -130,6 +131,7 @@ def test_thinning_keeps_every_thin_th_step_and_start_is_used():
         eta=1.0,
     )
     assert abs(S[0, 0, 0] - S[0, 1, 1] - 80.0) < 0.1
+    np.testing.assert_array_equal(far, [[41.0, 0.0], [0.0, -39.0]])
 
 
 def test_bad_arguments_name_the_parameter():
@@ -171,10 +173,10 @@ def test_one_langevin_update_has_the_drift_and_the_noise_of_the_formula():
 
 
 def test_langevin_with_persistent_chains_uses_them():
-    """nu heat-bath steps: the chains exist after the first update, have shape (n_chains, N),
+    """k heat-bath steps: the chains exist after the first update, have shape (n_chains, N),
     and the update's drift is K times the PCD estimate minus gamma W, plus the same noise law."""
     X = SphericalBM(np.diag([0.0, 0.0, 2.5])).sample(40, rng=np.random.default_rng(9))
-    gradient = LangevinSphericalGradient(X, gamma=1.0, eta=1e12, lr=0.1, nu=3, n_chains=7)
+    gradient = LangevinSphericalGradient(X, gamma=1.0, eta=1e12, lr=0.1, k=3, n_chains=7)
     assert gradient.X is None
     W = np.diag([0.0, 0.0, 1.0])
     g = gradient({"W": W}, np.random.default_rng(10))["W"]
@@ -205,8 +207,8 @@ def test_langevin_training_through_train_and_its_errors():
     for name in ("gamma", "eta", "lr"):
         with pytest.raises(ValueError, match=name):
             LangevinSphericalGradient(X, **{"gamma": 1.0, "eta": 1.0, "lr": 0.1, name: 0.0})
-    with pytest.raises(ValueError, match="nu"):
-        LangevinSphericalGradient(X, gamma=1.0, eta=1.0, lr=0.1, nu=0)
+    with pytest.raises(ValueError, match="k must be"):
+        LangevinSphericalGradient(X, gamma=1.0, eta=1.0, lr=0.1, k=0)
 
 
 # --------------------------------------------------------------------- exact measures

@@ -209,6 +209,16 @@ def test_path_nodes_at_once_and_node_by_node_agree(n, beta, monkeypatch):
     np.testing.assert_allclose(y2, y2_slow, rtol=1e-12)
 
 
+def test_log_Z_needs_no_eigenvectors():
+    """A machine computes its eigenvectors on first use only: log Z needs the eigenvalues; the
+    eigenvectors, computed later, diagonalise W with those eigenvalues."""
+    W = rotated(semicircle(40), seed=4)
+    model = SphericalBM(W)
+    model.log_partition(2.0)
+    assert "U" not in vars(model)
+    np.testing.assert_allclose((model.U * model.lam) @ model.U.T, W, atol=1e-12)
+
+
 def test_multiples_of_the_identity_and_shifts():
     """W = cI gives Z = exp(beta c N / 2); W + cI shifts log Z by beta c N / 2, not <x x^T>;
     W = 0 gives log Z = 0 and <x x^T> = I."""
@@ -387,18 +397,18 @@ def test_training_in_the_eigenbasis_of_the_data_is_training_W():
 
 
 def test_pcd_with_many_steps_approaches_the_exact_gradient():
-    """Fixed W, chains from the data rows: after nu = 1 step the estimate is biased towards the
-    data; after nu = 40 steps it agrees with the exact gradient (|z| < 5 for every entry)."""
+    """Fixed W, chains from the data rows: after k = 1 step the estimate is biased towards the
+    data; after k = 40 steps it agrees with the exact gradient (|z| < 5 for every entry)."""
     data = teacher_data(K=20_000)
     W = rotated(np.linspace(-0.5, 1.0, 6), seed=21)
     exact = ExactSphericalGradient(data)({"W": W})["W"]
     errors = {}
-    for nu in (1, 40):
-        pcd = PCDSphericalGradient(data, nu=nu)
+    for k in (1, 40):
+        pcd = PCDSphericalGradient(data, k=k)
         G = pcd({"W": W}, np.random.default_rng(22))["W"]
         pairs = np.einsum("ri,rj->rij", pcd.X, pcd.X).reshape(len(pcd.X), -1)
         se = 0.5 * pairs.std(axis=0).reshape(6, 6) / np.sqrt(len(pcd.X))
-        errors[nu] = np.max(np.abs(G - exact) / se)
+        errors[k] = np.max(np.abs(G - exact) / se)
     assert errors[40] < 5 < 20 < errors[1], errors
 
 
@@ -408,7 +418,7 @@ def test_pcd_with_a_diagonal_W():
     data = teacher_data(K=20_000)
     w = np.linspace(-0.5, 1.5, 6)
     exact = ExactSphericalGradient(data)({"W": w})["W"]
-    pcd = PCDSphericalGradient(data, nu=40)
+    pcd = PCDSphericalGradient(data, k=40)
     G = pcd({"W": w}, np.random.default_rng(26))["W"]
     se = 0.5 * (pcd.X**2).std(axis=0) / np.sqrt(len(pcd.X))
     assert G.shape == (6,) and np.all(np.abs((G - exact) / se) < 5)
@@ -420,7 +430,7 @@ def test_pcd_starts_its_chains_at_all_data_rows():
     moment matches the one computed from both rows (z-scores)."""
     n = 4
     data = np.sqrt(n) * np.eye(n)[[0, 1]]
-    pcd = PCDSphericalGradient(data, nu=1, n_chains=20_000)
+    pcd = PCDSphericalGradient(data, k=1, n_chains=20_000)
     pcd({"W": np.zeros((n, n))}, np.random.default_rng(25))
     C = data.T @ data / 2
     expected = C / 2 + (n * np.eye(n) - C) / (2 * (n - 1))
@@ -430,7 +440,7 @@ def test_pcd_starts_its_chains_at_all_data_rows():
 
 def test_pcd_chains_persist_and_train_runs_with_rng():
     data = teacher_data(K=300)
-    pcd = PCDSphericalGradient(data, nu=2, n_chains=50)
+    pcd = PCDSphericalGradient(data, k=2, n_chains=50)
     res = train({"W": np.zeros((6, 6))}, pcd, n_steps=5, lr=0.5, rng=np.random.default_rng(23))
     assert pcd.X.shape == (50, 6) and res.n_updates == 5
     np.testing.assert_allclose(np.sum(pcd.X**2, axis=1), 6.0, rtol=1e-12)
@@ -482,5 +492,5 @@ def test_bad_arguments():
         spherical_moments([1.0])
     with pytest.raises(ValueError, match="sphere"):
         ExactSphericalGradient(np.ones((5, 3)) * 1.1)
-    with pytest.raises(ValueError, match="nu"):
-        PCDSphericalGradient(teacher_data(K=10), nu=0)
+    with pytest.raises(ValueError, match="k must be"):
+        PCDSphericalGradient(teacher_data(K=10), k=0)
