@@ -44,12 +44,19 @@ def check_couplings(J, *, n_max: int | None = None, why: str = "") -> np.ndarray
         raise ValueError("J must describe at least one spin (N >= 1)")
     if n_max is not None and n > n_max:
         raise ValueError(f"N = {n} spins is too many here: N <= {n_max} is allowed{why}")
-    scale = max(1.0, float(np.abs(J).max()))
-    if not np.allclose(J, J.T, rtol=0.0, atol=1e-12 * scale):
-        raise ValueError("J must be symmetric (J_ij = J_ji)")
+    check_symmetric(J, "J")
     if np.any(np.diag(J) != 0):
         raise ValueError("J must have a zero diagonal (J_ii = 0: no self-coupling)")
     return J
+
+
+def check_symmetric(M: np.ndarray, name: str) -> np.ndarray:
+    """Return the square float array ``M`` if it is symmetric up to round-off: an asymmetry of
+    at most 1e-12 times its largest entry (or 1e-12 when all entries are below 1)."""
+    scale = max(1.0, float(np.abs(M).max(initial=0.0)))
+    if not np.allclose(M, M.T, rtol=0.0, atol=1e-12 * scale):
+        raise ValueError(f"{name} must be symmetric ({name}_ij = {name}_ji)")
+    return M
 
 
 def check_theta(theta, n: int, name: str = "theta") -> np.ndarray:
@@ -103,51 +110,55 @@ def check_n_states(n: int, n_max: int, name: str = "n", why: str = "") -> int:
 def check_spins(S, n: int, name: str = "S") -> np.ndarray:
     """Validate ±1 states: shape (n,) or (m, n), every entry -1 or +1."""
     S = _as_float_array(S, name)
-    if S.ndim not in (1, 2) or S.shape[-1] != n:
-        raise ValueError(f"{name} must have shape ({n},) or (m, {n}), got {S.shape}")
+    if S.ndim not in (1, 2) or S.shape[-1] != n or S.size == 0:
+        raise ValueError(f"{name} must have shape ({n},) or (m, {n}) with m >= 1, got {S.shape}")
     if not np.all(np.abs(S) == 1):
         raise ValueError(f"{name} must contain only -1 and +1 (the ±1 spin convention)")
     return S
 
 
-def check_spin_data(S, name: str = "S") -> np.ndarray:
-    """Validate a data set of ±1 states: shape (D, N) with D >= 1 rows, every entry ±1."""
-    S = _as_float_array(S, name)
-    if S.ndim != 2 or S.shape[0] < 1:
-        raise ValueError(f"{name} must be a (D, N) array of ±1 states, D >= 1, got shape {S.shape}")
-    return check_spins(S, S.shape[1], name)
-
-
 def check_binary(V, n: int, name: str = "V") -> np.ndarray:
     """Validate {0,1} states: shape (n,) or (m, n), every entry 0 or 1."""
     V = _as_float_array(V, name)
-    if V.ndim not in (1, 2) or V.shape[-1] != n:
-        raise ValueError(f"{name} must have shape ({n},) or (m, {n}), got {V.shape}")
+    if V.ndim not in (1, 2) or V.shape[-1] != n or V.size == 0:
+        raise ValueError(f"{name} must have shape ({n},) or (m, {n}) with m >= 1, got {V.shape}")
     if not np.all((V == 0) | (V == 1)):
         raise ValueError(f"{name} must contain only 0 and 1 (binary {{0,1}} units)")
     return V
 
 
-def check_rng(rng) -> np.random.Generator:
-    """Return a ``numpy.random.Generator``; ``None`` gives a freshly seeded one."""
-    if rng is None:
-        return np.random.default_rng()
+def check_data(X, name: str = "data", n: int | None = None, *, binary: bool = False):
+    """Validate a data set: shape (D, N) (N = ``n`` if given) with D >= 1 rows, every entry
+    ±1, or 0 and 1 if ``binary``. A set of no rows raises: its mean would be NaN."""
+    X = _as_float_array(X, name)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be a (D, N) array of states, D >= 1, got shape {X.shape}")
+    return (check_binary if binary else check_spins)(X, X.shape[1] if n is None else n, name)
+
+
+def check_rng(rng, who: str = "this function") -> np.random.Generator:
+    """The ``rng`` of a function that draws random numbers: a ``numpy.random.Generator``.
+
+    ``None`` raises a TypeError too (no unseeded default): ``who`` names the function in it.
+    """
     if isinstance(rng, np.random.Generator):
         return rng
+    if rng is None:
+        raise TypeError(
+            f"{who} draws random numbers: pass rng=np.random.default_rng(seed) "
+            "(to bmlab.train too, which passes it on)"
+        )
     raise TypeError(
-        "rng must be a numpy.random.Generator (e.g. np.random.default_rng(0)), "
+        "rng must be a numpy.random.Generator (e.g. rng=np.random.default_rng(0)), "
         f"got {type(rng).__name__}"
     )
 
 
-def check_sampling_rng(rng, who: str) -> np.random.Generator:
-    """The ``rng`` of a gradient that draws random numbers: a Generator, never None."""
-    if rng is None:
-        raise TypeError(
-            f"{who} draws random numbers: pass rng=np.random.default_rng(seed) "
-            "(to bmlab.train, which passes it on)"
-        )
-    return check_rng(rng)
+def check_bool(value, name: str) -> bool:
+    """Validate a flag: True or False (numpy booleans accepted)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__}")
+    return bool(value)
 
 
 def check_choice(value, name: str, allowed: tuple[str, ...]) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_positive_int, check_rng
+from ._checks import check_data, check_in_range, check_positive_int, check_rng
 from .exact import codes_to_states
 
 
@@ -92,12 +92,9 @@ def noisy_copies(patterns, n_copies: int, flip_prob: float, *, rng) -> np.ndarra
     """``n_copies`` copies of each ±1 pattern (P, N), each spin flipped with probability
     ``flip_prob`` in [0, 0.5]: shape (P * n_copies, N), the copies of pattern 0 first
     (notebook 03)."""
-    xi = np.asarray(patterns, dtype=float)
-    if xi.ndim != 2 or not np.all(np.abs(xi) == 1):
-        raise ValueError("patterns must be a (P, N) array of ±1 entries")
+    xi = check_data(patterns, "patterns")
     n_copies = check_positive_int(n_copies, "n_copies", maximum=10**6)
-    if isinstance(flip_prob, bool) or not np.isscalar(flip_prob) or not 0 <= flip_prob <= 0.5:
-        raise ValueError(f"flip_prob must be a number in [0, 0.5], got {flip_prob!r}")
+    flip_prob = check_in_range(flip_prob, "flip_prob", 0.0, 0.5)
     rng = check_rng(rng)
     S = np.repeat(xi, n_copies, axis=0)
     return np.where(rng.random(S.shape) < flip_prob, -S, S)

@@ -20,10 +20,10 @@ from scipy.special import logsumexp
 from ._checks import (
     check_beta,
     check_couplings,
+    check_data,
     check_n_states,
     check_positive_int,
     check_rng,
-    check_spin_data,
     check_spins,
     check_theta,
 )
@@ -260,7 +260,7 @@ def empirical_distribution(S) -> np.ndarray:
     p_data : ndarray, shape (2**N,)
         Sums to 1; repeated rows count repeatedly.
     """
-    S = check_spin_data(S, "data")
+    S = check_data(S, "data")
     check_n_states(S.shape[1], N_MAX_TABLE, name="N", why=_WHY_TABLE)
     counts = np.bincount(state_codes(S), minlength=2 ** S.shape[1])
     return counts / counts.sum()

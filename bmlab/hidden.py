@@ -16,13 +16,20 @@ is ``c_v + 2**n_visible * c_h``.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping
 from functools import cached_property
 
 import numpy as np
 
-from ._checks import check_couplings, check_finite, check_positive_int, check_rng
+from ._checks import (
+    check_bool,
+    check_couplings,
+    check_finite,
+    check_in_range,
+    check_n_states,
+    check_positive_int,
+    check_rng,
+)
 from .exact import _energy, codes_to_states, empirical_distribution
 
 #: Largest joint system (visible + hidden units) handled by exact enumeration.
@@ -64,29 +71,16 @@ class HiddenMachine:
         hidden_bias: bool = True,
     ):
         n_visible = check_positive_int(n_visible, "n_visible")
-        if isinstance(n_hidden, bool) or not isinstance(n_hidden, numbers.Integral):
-            raise TypeError(f"n_hidden must be an integer, got {type(n_hidden).__name__}")
-        if n_hidden < 0:
-            raise ValueError(f"n_hidden must be >= 0, got {n_hidden}")
-        if n_visible + n_hidden > _N_MAX_JOINT:
-            raise ValueError(
-                f"n_visible + n_hidden = {n_visible + n_hidden} is too large: at most "
-                f"{_N_MAX_JOINT} units, because every sum runs over all 2**N states"
-            )
-        for name, flag in (
-            ("restricted", restricted),
-            ("visible_bias", visible_bias),
-            ("hidden_bias", hidden_bias),
-        ):
-            if not isinstance(flag, (bool, np.bool_)):
-                raise TypeError(f"{name} must be True or False, got {type(flag).__name__}")
-        self.n_visible = n_visible
-        self.n_hidden = n_hidden
-        self.n_units = n = n_visible + n_hidden
-        self.restricted = bool(restricted)
+        n_hidden = check_in_range(n_hidden, "n_hidden", 0, _N_MAX_JOINT, integer=True)
+        why = " (every sum runs over all 2**N joint states)"
+        n = check_n_states(n_visible + n_hidden, _N_MAX_JOINT, "n_visible + n_hidden", why)
+        self.n_visible, self.n_hidden, self.n_units = n_visible, n_hidden, n
+        self.restricted = check_bool(restricted, "restricted")
+        hidden_bias = check_bool(hidden_bias, "hidden_bias")
+        visible_bias = check_bool(visible_bias, "visible_bias")
         is_hidden = np.arange(n) >= n_visible
         self.mask = (is_hidden[:, None] != is_hidden) if restricted else ~np.eye(n, dtype=bool)
-        self.bias_mask = np.where(is_hidden, bool(hidden_bias), bool(visible_bias))
+        self.bias_mask = np.where(is_hidden, hidden_bias, visible_bias)
 
     def __repr__(self) -> str:
         kind = "restricted" if self.restricted else "general"

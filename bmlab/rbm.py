@@ -14,7 +14,6 @@ order: code ``c`` has unit ``i`` on iff bit ``i`` of ``c`` is 1 (as in :mod:`bml
 from __future__ import annotations
 
 import functools
-import numbers
 
 import numpy as np
 from scipy.special import expit, logsumexp
@@ -22,9 +21,10 @@ from scipy.special import expit, logsumexp
 from ._checks import (
     check_binary,
     check_finite,
+    check_in_range,
     check_positive_int,
     check_rng,
-    check_sampling_rng,
+    check_theta,
 )
 from ._parallel import code_chunks, map_chunks
 from .exact import codes_to_states
@@ -121,11 +121,7 @@ class RBM:
         W = check_finite(W, "W")
         if W.ndim != 2 or W.size == 0:
             raise ValueError(f"W must have shape (n_visible, n_hidden), got {W.shape}")
-        a = np.zeros(W.shape[0]) if a is None else check_finite(a, "a")
-        b = np.zeros(W.shape[1]) if b is None else check_finite(b, "b")
-        for name, x, n in (("a", a, W.shape[0]), ("b", b, W.shape[1])):
-            if x.shape != (n,):
-                raise ValueError(f"{name} must have shape ({n},), got {x.shape}")
+        a, b = check_theta(a, W.shape[0], "a"), check_theta(b, W.shape[1], "b")
         self.W, self.a, self.b = W.copy(), a.copy(), b.copy()
 
     @classmethod
@@ -173,8 +169,7 @@ class RBM:
         """k >= 0 block-Gibbs steps v -> h -> v from each row of ``V`` (one chain per row);
         {0,1} floats of the shape of ``V``."""
         V2, one = self._v(V)
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0:
-            raise ValueError(f"k must be an integer >= 0, got {k!r}")
+        k = check_in_range(k, "k", 0, 10**9, integer=True)
         rng = check_rng(rng)
         for _ in range(k):
             H = rng.random((len(V2), self.W.shape[1])) < expit(V2 @ self.W + self.b)
@@ -290,7 +285,7 @@ class CDGradient(_Minibatches):
     the sampled v_k with p(h|v_k) in the negative phase; uniforms drawn per half-step."""
 
     def __call__(self, params, rng) -> dict:
-        rng = check_sampling_rng(rng, "CDGradient")
+        rng = check_rng(rng, "CDGradient")
         W, a, b = params["W"], params["a"], params["b"]
         v0 = vk = self.batch(rng)
         for _ in range(self.k):
@@ -317,7 +312,7 @@ class PCDGradient(_Minibatches):
         self.v = self.h = None
 
     def __call__(self, params, rng) -> dict:
-        rng = check_sampling_rng(rng, "PCDGradient")
+        rng = check_rng(rng, "PCDGradient")
         W, a, b = params["W"], params["a"], params["b"]
         v0 = self.batch(rng)
         if self.v is None:

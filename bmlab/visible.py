@@ -12,10 +12,10 @@ import numpy as np
 
 from ._checks import (
     check_choice,
+    check_data,
     check_finite,
     check_positive_int,
-    check_sampling_rng,
-    check_spin_data,
+    check_rng,
 )
 from .exact import all_states, boltzmann_probs, exact_moments, log_partition
 from .glauber import glauber_sample
@@ -49,7 +49,7 @@ def visible_gradient(S, *, method: str = "exact", n_chains: int = 100, k: int = 
         ``"J"`` is symmetric with zero diagonal, so ``J + lr * g["J"]`` stays a valid
         coupling matrix.
     """
-    S = check_spin_data(S)
+    S = check_data(S, "S")
     method = check_choice(method, "method", VISIBLE_METHODS)
     n_chains = check_positive_int(n_chains, "n_chains", maximum=10**6)
     k = check_positive_int(k, "k", maximum=10**5)
@@ -72,7 +72,7 @@ def visible_gradient(S, *, method: str = "exact", n_chains: int = 100, k: int = 
 
     def sampled(params, rng):
         nonlocal chains
-        rng = check_sampling_rng(rng, f"visible_gradient(method={method!r})")
+        rng = check_rng(rng, f"visible_gradient(method={method!r})")
         init = chains if method == "persistent" and chains is not None else "random"
         chains = glauber_sample(
             params["J"], params["theta"], n_chains=n_chains, n_sweeps=k, init=init, rng=rng
@@ -91,7 +91,7 @@ def visible_log_likelihood(params, S) -> float:
     S : array_like, shape (D, N), entries ±1
     """
     J, theta = params["J"], params["theta"]
-    m, C = _moments(check_spin_data(S))
+    m, C = _moments(check_data(S, "S"))
     return float(theta @ m + 0.5 * np.sum(J * C) - log_partition(J, theta))
 
 
@@ -119,7 +119,7 @@ def visible_newton_fit(
     -------
     dict {"J": (N, N), "theta": (N,)}
     """
-    S = check_spin_data(S)
+    S = check_data(S, "S")
     n = S.shape[1]
     if n > 12:
         raise ValueError(f"the Newton fit builds a 2**N x P table: N <= 12, got N = {n}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .._checks import check_spin_data
+from .._checks import check_data
 from ..data import letters_3x3, noisy_copies
 from ..exact import exact_moments
 from ..panel import Panel, choice, reference_line, slider
@@ -94,7 +94,7 @@ def training_panel(S=None, *, n_chains: int = 100, seed: int = 0) -> Panel:
         Controls ``lr``, ``n_steps``, ``estimator`` (one of
         :data:`bmlab.visible.VISIBLE_METHODS`) and ``k`` (Glauber sweeps per step).
     """
-    S = default_data() if S is None else check_spin_data(S)
+    S = default_data() if S is None else check_data(S, "S")
     n = S.shape[1]
     if n > 12:
         raise ValueError(f"the training panel enumerates 2**N states: N <= 12, got N = {n}")

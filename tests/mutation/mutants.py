@@ -295,7 +295,7 @@ MUTANTS = [
         ),
         (
             "rbm: CD accepts rng=None (fails later, without saying why)",
-            'rng = check_sampling_rng(rng, "CDGradient")',
+            'rng = check_rng(rng, "CDGradient")',
             "rng = rng",
         ),
         ("rbm: PCD-k one h step too few", "if step < self.k - 1:", "if step < self.k - 2:"),
@@ -419,8 +419,8 @@ MUTANTS = [
         ),
         (
             "hidden: visible and hidden bias switches swapped",
-            "np.where(is_hidden, bool(hidden_bias), bool(visible_bias))",
-            "np.where(is_hidden, bool(visible_bias), bool(hidden_bias))",
+            "np.where(is_hidden, hidden_bias, visible_bias)",
+            "np.where(is_hidden, visible_bias, hidden_bias)",
         ),
         (
             "hidden: init_params ignores the bias mask",
