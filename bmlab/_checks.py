@@ -50,6 +50,27 @@ def check_couplings(J, *, n_max: int | None = None, why: str = "") -> np.ndarray
     return J
 
 
+def check_square_symmetric(W, name: str = "W", n_min: int = 2) -> np.ndarray:
+    """Validate a finite, square, symmetric matrix (N, N) with N >= ``n_min``."""
+    W = check_finite(W, name)
+    if W.ndim != 2 or W.shape[0] != W.shape[1] or W.shape[0] < n_min:
+        raise ValueError(f"{name} must be a square (N, N) matrix with N >= {n_min}, got {W.shape}")
+    return check_symmetric(W, name)
+
+
+def check_sphere(X, name: str, n: int | None = None) -> np.ndarray:
+    """Validate rows on the sphere: shape (m, N), m >= 1, N >= 2 (``n`` if given), and
+    |x|^2 = N to a relative 1e-6."""
+    X = check_finite(X, name)
+    n = X.shape[-1] if n is None and X.ndim == 2 else n
+    if X.ndim != 2 or len(X) == 0 or n is None or n < 2 or X.shape[1] != n:
+        want = f"(m, {n})" if n else "(m, N) with m >= 1 and N >= 2"
+        raise ValueError(f"{name} must have shape {want}, got {X.shape}")
+    if not np.allclose(np.einsum("ij,ij->i", X, X), n, rtol=1e-6, atol=0.0):
+        raise ValueError(f"the rows of {name} must lie on the sphere |x|^2 = N = {n}")
+    return X
+
+
 def check_symmetric(M: np.ndarray, name: str) -> np.ndarray:
     """Return the square float array ``M`` if it is symmetric up to round-off: an asymmetry of
     at most 1e-12 times its largest entry (or 1e-12 when all entries are below 1)."""
@@ -69,13 +90,15 @@ def check_theta(theta, n: int, name: str = "theta") -> np.ndarray:
     return theta
 
 
-def check_beta(beta) -> float:
-    """Validate an inverse temperature: a finite real number >= 0."""
+def check_beta(beta, *, positive: bool = False) -> float:
+    """Validate an inverse temperature: a finite real number >= 0 (> 0 if ``positive``)."""
     if isinstance(beta, bool) or not isinstance(beta, numbers.Real):
         raise TypeError(f"beta must be a real number, got {type(beta).__name__}")
     beta = float(beta)
     if not np.isfinite(beta) or beta < 0:
         raise ValueError(f"beta must be a finite number >= 0, got {beta}")
+    if positive and beta == 0:
+        raise ValueError("beta must be > 0 here (the spherical machine), got 0.0")
     return beta
 
 

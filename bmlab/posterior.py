@@ -24,15 +24,20 @@ import math
 
 import numpy as np
 
-from ._checks import check_finite, check_in_range, check_positive_int, check_rng
+from ._checks import (
+    check_beta,
+    check_finite,
+    check_in_range,
+    check_positive_int,
+    check_rng,
+    check_sphere,
+    check_square_symmetric,
+)
 from .spherical import (
     ExactSphericalGradient,
     PCDSphericalGradient,
     SphericalBM,
-    _check_positive_beta,
-    _check_sphere,
-    _check_W,
-    _solve,
+    spherical_moments,
 )
 
 __all__ = [
@@ -82,7 +87,7 @@ class _Target:
 
     def __call__(self, W) -> tuple[float, np.ndarray]:
         lam, U = np.linalg.eigh(W)
-        log_Z, y2 = _solve(lam, 1.0)
+        log_Z, y2 = spherical_moments(lam, 1.0)
         ll = 0.5 * self.K * np.vdot(W, self.C) - self.K * log_Z - 0.5 * self.gamma * np.vdot(W, W)
         B = U * np.sqrt(y2)
         M = B @ B.T  # <x x^T>_W = U diag(y2) U^T, exactly symmetric (numpy computes B B^T so)
@@ -133,17 +138,18 @@ def spherical_posterior(
     -------
     ndarray, shape (n_samples, N, N): symmetric draws of W (at N = 100, 1000 draws take 80 MB)
     """
-    X = _check_sphere(X, "X")
+    X = check_sphere(X, "X")
     gamma, eta = _positive(gamma, "gamma"), _positive(eta, "eta")
     n_samples = check_positive_int(n_samples, "n_samples")
     thin = check_positive_int(thin, "thin")
     burn_in = int(check_in_range(burn_in, "burn_in", 0, 10**9, integer=True))
     h = None if step is None else _positive(step, "step")
-    rng = check_rng(rng)
+    rng = check_rng(rng, "spherical_posterior")
     K, N = X.shape
-    W = np.zeros((N, N)) if start is None else _traceless(_check_W(start).copy())
+    W = np.zeros((N, N)) if start is None else check_square_symmetric(start, "start")
     if W.shape != (N, N):
         raise ValueError(f"start must have shape ({N}, {N}) like the data's N, got {W.shape}")
+    W = _traceless(W.copy())
     adapt, h = h is None, h or 1.0 / (eta * (K + 2 * gamma) * N ** (1 / 3))
     target = _Target(X, gamma, eta)
     log_p, grad = target(W)
@@ -207,8 +213,7 @@ class LangevinSphericalGradient:
         return getattr(self.negative, "X", None)
 
     def __call__(self, params, rng) -> dict:
-        if not isinstance(rng, np.random.Generator):
-            raise TypeError("LangevinSphericalGradient draws random numbers: pass rng=...")
+        rng = check_rng(rng, "LangevinSphericalGradient")
         W = params["W"]
         if W.ndim != 2:
             raise ValueError(f"params['W'] must be a symmetric (N, N) matrix, got {W.shape}")
@@ -242,8 +247,8 @@ def spherical_kl(A, B, *, beta_a=1.0, beta_b=1.0) -> float:
     A, B = _model(A, "A"), _model(B, "B")
     if A.lam.size != B.lam.size:
         raise ValueError(f"A and B must have the same N, got {A.lam.size} and {B.lam.size}")
-    beta_a, beta_b = _check_positive_beta(beta_a), _check_positive_beta(beta_b)
-    log_Z_a, y2 = _solve(A.lam, beta_a)
+    beta_a, beta_b = check_beta(beta_a, positive=True), check_beta(beta_b, positive=True)
+    log_Z_a, y2 = spherical_moments(A.lam, beta_a)
     W_B_in_A = np.einsum("ij,ik,jk->k", B.W, A.U, A.U)  # diagonal of U_A^T W_B U_A
     cross = 0.5 * beta_b * (W_B_in_A @ y2) - B.log_partition(beta_b)
     return float(0.5 * beta_a * (A.lam @ y2) - log_Z_a - cross)
@@ -271,6 +276,6 @@ def spherical_order_parameters(model, u, *, beta=1.0) -> tuple[float, float, flo
     N = model.lam.size
     if u.shape != (N,) or not math.isclose(float(u @ u), 1.0, rel_tol=1e-9):
         raise ValueError(f"u must be a unit vector of shape ({N},), got shape {u.shape}")
-    y2 = _solve(model.lam, _check_positive_beta(beta))[1]
+    y2 = spherical_moments(model.lam, beta)[1]
     along = (model.U.T @ u) ** 2
     return float(along[-1]), float(y2[-1] / N), float(along @ y2 / N)
