@@ -87,6 +87,31 @@ def test_pyproject_floors_are_the_versions_the_floors_run_installs():
         assert newer, f"requirements.lock pins {name}=={lock[name]}, below its floor {floor}"
 
 
+def _execute(python: Path, work: Path, names: list, env: dict | None = None) -> list[dict]:
+    """One report per notebook (its error, its stderr, bmlab's file), run by ``python``."""
+    out = _run(python, "-c", DRIVER, work, *names, env=env, cwd=work)
+    reports = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert [r["notebook"] for r in reports] == [str(n) for n in names]
+    return reports
+
+
+@pytest.mark.floors
+def test_the_floors_run_sees_a_warning_and_an_error(tmp_path):
+    """The driver of the floors run, in this venv, on two small notebooks: it must report the
+    warning one prints and the exception the other raises."""
+    import nbformat
+
+    cells = {"warns.ipynb": "import warnings\nwarnings.warn('an old API')", "raises.ipynb": "1 / 0"}
+    for name, source in cells.items():
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+        nbformat.write(nb, tmp_path / name)
+    warns, raises = _execute(Path(sys.executable), tmp_path, list(cells))
+    assert warns["error"] is None and "an old API" in "".join(warns["stderr"])
+    assert warns["bmlab"].endswith("__init__.py")
+    assert "ZeroDivisionError" in raises["error"] and raises["bmlab"] is None
+
+
 def _constraints(path: Path) -> Path:
     """The floors, and every other package at the version of requirements.lock."""
     floors = _floors_file()
@@ -96,12 +121,19 @@ def _constraints(path: Path) -> Path:
     return path
 
 
+@pytest.fixture
+def venv(tmp_path):
+    """An empty venv, removed afterwards (several hundred MB once the floors are in)."""
+    path = tmp_path / "venv"
+    _run(sys.executable, "-m", "venv", path)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
 @pytest.mark.floors
 @pytest.mark.timeout(3600)
-def test_every_notebook_runs_on_the_floors(tmp_path):
+def test_every_notebook_runs_on_the_floors(tmp_path, venv):
     wheel = _build_wheel(tmp_path)
-    venv = tmp_path / "venv"
-    _run(sys.executable, "-m", "venv", venv)
     python = venv / "bin" / "python"
     env = _clean_env(venv)
     env["IPYTHONDIR"] = str(tmp_path / "ipython")  # no startup files of this machine
@@ -119,10 +151,7 @@ def test_every_notebook_runs_on_the_floors(tmp_path):
     (work / "solutions").mkdir(parents=True)
     for name in NOTEBOOKS:
         shutil.copy(ROOT / "notebooks" / name, work / name)
-    out = _run(python, "-c", DRIVER, work, *NOTEBOOKS, env=env, cwd=work)
-
-    reports = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
-    assert [r["notebook"] for r in reports] == [str(n) for n in NOTEBOOKS]
+    reports = _execute(python, work, NOTEBOOKS, env=env)
     failures = [r for r in reports if r["error"] or r["stderr"]]
     assert not failures, json.dumps(failures, indent=1)[-6000:]
     for report in reports:
