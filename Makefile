@@ -15,7 +15,7 @@ unexport MPLBACKEND
 # outputs"): one BLAS/OpenMP thread, numpy's AVX-512 paths off. OPENBLAS_CORETYPE is never touched.
 PORTABLE_ENV := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 NPY_DISABLE_CPU_FEATURES="AVX512_ICL AVX512_SPR X86_V4"
 
-.PHONY: help venv lab test test-fast test-browser test-portable test-wheel lint notebooks figures benchmarks mutation lock present site clean
+.PHONY: help venv lab test test-fast test-browser test-portable test-wheel test-floors lint notebooks figures benchmarks mutation lock present site clean
 
 help:
 	@echo "make lab           set up .venv and open JupyterLab on notebooks/"
@@ -24,6 +24,7 @@ help:
 	@echo "make test-browser  only the JupyterLab-in-Chromium tests"
 	@echo "make test-portable the notebooks under strict nbval with one thread and no AVX-512"
 	@echo "make test-wheel    install the built wheel in a fresh venv and run notebooks from elsewhere"
+	@echo "make test-floors   the wheel with the oldest supported dependencies runs every notebook"
 	@echo "make notebooks     re-execute every notebook in place (clean, reproducible outputs)"
 	@echo "make figures       regenerate recorded results (benchmarks/) and figures"
 	@echo "make benchmarks    run the speed benchmarks and print their tables"
@@ -58,18 +59,24 @@ lint: $(STAMP)
 # (pytest-xdist) share the files; --dist loadfile keeps a notebook's cells, in order, in one
 # kernel on one worker, and a test file's servers on one worker.
 test: $(STAMP) lint
-	$(PY) -m pytest tests notebooks -m "not wheel" -n 2 --dist loadfile
+	$(PY) -m pytest tests notebooks -m "not wheel and not floors" -n 2 --dist loadfile
 
 test-portable: $(STAMP)
 	$(PORTABLE_ENV) $(PY) -m pytest notebooks
 
 test-fast: $(STAMP) lint
-	$(PY) -m pytest tests -m "not browser and not wheel"
+	$(PY) -m pytest tests -m "not browser and not wheel and not floors"
 
 # Builds the wheel, installs it into a fresh venv from the lock and runs notebooks 02, 05, 05b
 # from a foreign folder (about 1 minute; run by .ci/run after make test).
 test-wheel: $(STAMP)
 	$(PY) -m pytest tests -m wheel
+
+# The wheel in a fresh venv with exactly requirements-floors.txt (pyproject's floors) runs every
+# notebook and worked solution from a foreign folder: no error, no warning, outputs not compared
+# (CONTRIBUTING, "Supported versions"; run by .ci/run after make test-wheel).
+test-floors: $(STAMP)
+	$(PY) -m pytest tests -m floors
 
 test-browser: $(STAMP)
 	$(PY) -m pytest tests -m browser

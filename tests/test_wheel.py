@@ -24,6 +24,7 @@ import ast
 import contextlib
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -90,7 +91,8 @@ def _clean_env(venv: Path) -> dict:
 
 
 def _build_wheel(tmp_path: Path) -> Path:
-    """The wheel of a copy of the package (no build/ or *.egg-info in the checkout)."""
+    """The wheel of a copy of the package (no build/ or *.egg-info in the checkout), built
+    without a warning (setuptools' deprecations, its package-discovery notes)."""
     src = tmp_path / "src"
     src.mkdir()
     for name in ("pyproject.toml", "README.md", "LICENSE"):
@@ -98,7 +100,11 @@ def _build_wheel(tmp_path: Path) -> Path:
     for name in ("bmlab", "bmlab_present", "dashboards", "labextension"):
         ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
         shutil.copytree(ROOT / name, src / name, ignore=ignore)
-    _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", tmp_path / "dist", src)
+    argv = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-v", "-w", tmp_path / "dist", src]
+    build = subprocess.run([str(a) for a in argv], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-3000:]
+    warned = sorted(set(re.findall(r"\b\w+Warning\b", build.stdout + build.stderr)))
+    assert not warned, f"building the wheel warns: {warned}"
     (wheel,) = (tmp_path / "dist").glob("bmlab-*.whl")
     return wheel
 
