@@ -272,20 +272,17 @@ class Panel:
         return self.last_status
 
     def refresh(self) -> float:
-        """Recompute, re-render into the output area; return the kernel-side seconds."""
+        """Recompute, re-render into the output area (an image whose alt text is the title and
+        the status line); return the kernel-side seconds."""
         start = time.perf_counter()
         text = self.compute()
         self.status.value = "" if not text else html.escape(text)
-        self._shown = self._image()
+        png = base64.b64encode(self.render()).decode("ascii")
+        self._shown = _image_html(png, f"Figure of the panel {self.title}. {text or ''}")
         with self.output:
             self.output.clear_output(wait=True)
             display(HTML(self._shown + _NAME_SLIDERS))
         return time.perf_counter() - start
-
-    def _image(self) -> str:
-        """The live image as an ``<img>`` whose alt text is the title and the status line."""
-        png = base64.b64encode(self.render()).decode("ascii")
-        return _image_html(png, f"Figure of the panel {self.title}. {self.last_status or ''}")
 
     def render(self) -> bytes:
         """The live image: PNG bytes from one Agg draw (the inline backend's tight bounding

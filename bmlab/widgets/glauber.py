@@ -72,13 +72,14 @@ def _law_of_ups(J: np.ndarray, beta: float) -> np.ndarray:
     return np.bincount(ups, weights=_probs(J, np.zeros(n), beta), minlength=n + 1)
 
 
-def _build_fig53(fancy: bool = False, logx: bool = False):
+def _build_fig53(static: bool = False):
     """Figure 5.3 layout, bars on the left, running average on the right, and the function
     ``draw(p_exact, freq, energies, sweeps, running, exact_pair)`` that moves its artists to
     new data in place.
 
-    ``fancy`` uses mathtext labels (static figure); the live panel keeps plain text and a
-    linear time axis, which render several times faster.
+    The ``static`` figure has mathtext labels and a logarithmic time axis (the early transient
+    and the late convergence); the live panel keeps plain text and a linear time axis, which
+    render several times faster.
     """
     fig, (ax_bar, ax_run) = plt.subplots(
         1, 2, figsize=(9.0, 3.6), gridspec_kw={"width_ratios": [1.25, 1.0]}, layout="constrained"
@@ -89,7 +90,7 @@ def _build_fig53(fancy: bool = False, logx: bool = False):
         np.zeros(8),
         width=0.4,
         color=NAVY,
-        label=r"exact $e^{-\beta E}/Z$" if fancy else "exact",
+        label=r"exact $e^{-\beta E}/Z$" if static else "exact",
     )
     bars_chain = ax_bar.bar(
         x + 0.2, np.zeros(8), width=0.4, color=ORANGE, label="one Glauber chain"
@@ -97,7 +98,7 @@ def _build_fig53(fancy: bool = False, logx: bool = False):
     ax_bar.set_xticks(x, state_labels(3), fontfamily="monospace")
     ax_bar.set_xlabel(
         r"state $s_1 s_2 s_3$ (grey: its energy $E$)"
-        if fancy
+        if static
         else "state s1 s2 s3 (grey: its energy E)"
     )
     ax_bar.set_ylabel("probability")
@@ -108,14 +109,14 @@ def _build_fig53(fancy: bool = False, logx: bool = False):
     ]
     (run_line,) = ax_run.plot([1, 2], [0, 0], color=ORANGE, lw=1.4, label="chain running mean")
     exact_line = ax_run.axhline(0.0, color=NAVY, ls="--", lw=1.4, label="exact")
-    if logx:
+    if static:
         ax_run.set_xscale("log")
     else:
         ax_run.xaxis.set_major_locator(MaxNLocator(5))
         ax_run.xaxis.set_major_formatter(EngFormatter(sep=""))  # 10k: fits the layout
     ax_run.yaxis.set_major_locator(MaxNLocator(5))
     ax_run.set_xlabel("sweeps")
-    ax_run.set_ylabel(r"estimate of $\langle s_1 s_2\rangle$" if fancy else "estimate of <s1 s2>")
+    ax_run.set_ylabel(r"estimate of $\langle s_1 s_2\rangle$" if static else "estimate of <s1 s2>")
     ax_run.set_ylim(-1.05, 1.05)
     ax_run.legend(loc="lower right", fontsize="small")
 
@@ -131,13 +132,13 @@ def _build_fig53(fancy: bool = False, logx: bool = False):
         idx = _thin(len(running))
         run_line.set_data(sweeps[idx], running[idx])
         exact_line.set_ydata([exact_pair, exact_pair])
-        ax_run.set_xlim(*((sweeps[0], sweeps[-1] * 1.05) if logx else (0.0, sweeps[-1])))
+        ax_run.set_xlim(*((sweeps[0], sweeps[-1] * 1.05) if static else (0.0, sweeps[-1])))
 
     return fig, draw
 
 
-def figure_5_3(p_exact, freq, energies, sweeps, running, exact_pair, *, logx=True):
-    """Static Figure 5.3 (same artists as :func:`fig53_panel`).
+def figure_5_3(p_exact, freq, energies, sweeps, running, exact_pair):
+    """Static Figure 5.3 (same artists as :func:`fig53_panel`), its time axis logarithmic.
 
     Parameters
     ----------
@@ -150,14 +151,12 @@ def figure_5_3(p_exact, freq, energies, sweeps, running, exact_pair, *, logx=Tru
         The chain's running estimate of <s1 s2>.
     exact_pair : float
         Exact <s1 s2>.
-    logx : bool
-        Logarithmic time axis (shows the early transient and the late convergence).
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    fig, draw = _build_fig53(fancy=True, logx=logx)
+    fig, draw = _build_fig53(static=True)
     draw(*(np.asarray(x, float) for x in (p_exact, freq, energies, sweeps, running)), exact_pair)
     return fig
 

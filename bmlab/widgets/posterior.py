@@ -139,8 +139,11 @@ def posterior_panel() -> Panel:
     status line names the phase and gives the order parameters."""
     grid = _Grid()
     controls = {  # each one of the grid's values
+        # the teacher's strength c*
         "teacher": choice("teacher", "3", list(grid.teachers), description="teacher c*"),
+        # the prior's strength
         "gamma": choice("gamma", "1000", [_label(g) for g in grid.gammas], description="γ"),
+        # the posterior's inverse temperature
         "eta": choice("eta", "0.1", [_label(e) for e in grid.etas], description="η"),
     }
     fig, draw = _figure(grid)

@@ -149,8 +149,9 @@ def rbm_training_panel() -> Panel:
 
 def _sampling_figure(patterns, p_data, p_model):
     """Chains' images (left), the frequency of each valid pattern (right) above the patterns;
-    and ``draw(S, freq, p_model, title, f_title)`` that shows the chains' states S (the first
-    16), their frequencies of the valid patterns beside the exact ones, and the two titles."""
+    and ``draw(S, freq, p_model, title, beta, ll)`` that shows the chains' states S (the first
+    16) under ``title``, their frequencies of the valid patterns beside the exact ones, and
+    the machine's beta and exact log-likelihood ``ll``."""
     fig, axd = plt.subplot_mosaic(
         "sf;sp",
         figsize=(8.6, 3.4),
@@ -174,13 +175,13 @@ def _sampling_figure(patterns, p_data, p_model):
     fig.legend(loc="outside upper right", ncols=3, fontsize="small")
     f_title = ax_f.set_title("", fontsize="medium")
 
-    def draw(S, freq, p_model, title: str, freq_title: str) -> None:
+    def draw(S, freq, p_model, title: str, beta: float, ll: float) -> None:
         set_heights(chain_bars, freq)
         set_heights(model_bars, p_model)
         ax_f.set_ylim(0, 1.1 * max(float(p_model.max()), float(p_data.max()), 0.2))
         image.set_data(_tile(S))  # the first 16 chains: one from each data row
         s_title.set_text(title)
-        f_title.set_text(freq_title)
+        f_title.set_text(f"β = {beta:.2f}: log-likelihood {ll:.2f}, {freq.sum():.0%} valid")
 
     return fig, draw
 
@@ -197,7 +198,7 @@ def rbm_sampling_panel() -> Panel:
         "gibbs_steps": slider("gibbs_steps", 1, 0, 200, description="Gibbs steps"),  # per chain
         "start": choice("start", "data", ("data", "noise")),  # 50 chains per data row, or coins
         "seed": slider("seed", 0, 0, 9),  # seed of the chains
-        "beta": slider("beta", 1.0, 0.0, 2.0, description="inverse temperature β"),
+        "beta": slider("beta", 1.0, 0.0, 2.0, description="inverse temperature β"),  # W, a, b
     }
     data = bars_and_stripes(_N)
     rng = np.random.default_rng(5)
@@ -222,14 +223,7 @@ def rbm_sampling_panel() -> Panel:
         freq = np.array([np.mean(S @ _CODES == c) for c in patterns])  # valid patterns
         p_model = at_beta.visible_distribution()[patterns]  # exact, at beta
         title = f"{gibbs_steps} step{'s' * (gibbs_steps != 1)} from {start}"
-        draw(
-            S,
-            freq,
-            p_model,
-            title,
-            f"β = {float(beta):.2f}: log-likelihood "
-            f"{at_beta.mean_log_likelihood(data):.2f}, {freq.sum():.0%} valid",
-        )
+        draw(S, freq, p_model, title, float(beta), at_beta.mean_log_likelihood(data))
         # total variation over the valid patterns plus the mass off them
         tv_data, tv_model = (
             0.5 * np.abs(freq - p).sum() + 0.5 * abs(p.sum() - freq.sum())

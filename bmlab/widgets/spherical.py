@@ -69,8 +69,8 @@ def condensation_panel() -> Panel:
     """Condensation of the spherical machine W = u u^T as beta grows: the exact share
     q = <(u.x)^2>/N and a histogram of the shares of 300 exact samples (seed 0), with q as a
     navy line."""
-    controls = {  # the spike is 1, so beta is also beta times the spike
-        "beta": slider("beta", 1.5, 0.2, 3.0, description="β"),  # inverse temperature
+    controls = {
+        "beta": slider("beta", 1.5, 0.2, 3.0, description="β"),  # also beta times the spike 1
         "n": choice("n", "100", [str(size) for size in SIZES], description="N"),  # the size
     }
     machines = {}
