@@ -6,10 +6,10 @@ function. ``update(**values)`` changes the figure's artists *in place* (``set_da
 panel re-renders the figure into its output area after every change. Whatever goes wrong
 inside ``update`` is shown to the audience as one polite sentence -- never a traceback.
 
-Panels are also driven from Python (``panel.set(J12=0.8)``), which is how the latency
-benchmark and the fuzz tests exercise them without a browser. The builders of
-:mod:`bmlab.widgets` make their controls with :func:`slider` and :func:`choice` (which
-validate the builder's arguments), train with :meth:`Panel.train` and share the small
+Panels are also driven from Python (``panel.set(J12=0.8)``), which is how the tests, the
+latency benchmark and the fuzz tests exercise them without a browser. The builders of
+:mod:`bmlab.widgets` take no arguments: they make their controls with :func:`slider` and
+:func:`choice` at literal starting values, train with :meth:`Panel.train` and share the small
 figure helpers below.
 
 A displayed panel's saved output carries, beside the live widget view, a snapshot of its
@@ -71,7 +71,7 @@ def slider(name: str, value, lo, hi, step=None, *, description=None, log=False, 
     ------
     TypeError, ValueError
         If ``value`` is not a number in [lo, hi] (an integer for integer bounds), naming the
-        builder's argument ``name``.
+        control ``name``.
     """
     integer = isinstance(lo, int) and isinstance(hi, int) and not log
     value = check_in_range(value, name, lo, hi, integer=integer)
@@ -212,6 +212,7 @@ class Panel:
         self.output = widgets.Output()
         self.last_status: str | None = None
         self.last_error: str | None = None
+        self._shown = ""  # the image the output area shows, with its alt text
         self._quiet = False
         plt.close(fig)  # keep the inline backend from showing a second, static copy
         self._canvas = FigureCanvasAgg(fig)
@@ -271,19 +272,17 @@ class Panel:
         return self.last_status
 
     def refresh(self) -> float:
-        """Recompute, re-render into the output area; return the kernel-side seconds."""
+        """Recompute, re-render into the output area (an image whose alt text is the title and
+        the status line); return the kernel-side seconds."""
         start = time.perf_counter()
         text = self.compute()
         self.status.value = "" if not text else html.escape(text)
+        png = base64.b64encode(self.render()).decode("ascii")
+        self._shown = _image_html(png, f"Figure of the panel {self.title}. {text or ''}")
         with self.output:
             self.output.clear_output(wait=True)
-            display(HTML(self._image() + _NAME_SLIDERS))
+            display(HTML(self._shown + _NAME_SLIDERS))
         return time.perf_counter() - start
-
-    def _image(self) -> str:
-        """The live image as an ``<img>`` whose alt text is the title and the status line."""
-        png = base64.b64encode(self.render()).decode("ascii")
-        return _image_html(png, f"Figure of the panel {self.title}. {self.last_status or ''}")
 
     def render(self) -> bytes:
         """The live image: PNG bytes from one Agg draw (the inline backend's tight bounding
@@ -315,6 +314,6 @@ class Panel:
         """Live widget view plus a static image and a stable title for kernel-less viewers."""
         self.refresh()
         bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/html"] = self._image()  # the live image, with its alt text
+        bundle["text/html"] = self._shown  # the image refresh drew, with its alt text
         bundle["text/plain"] = f"bmlab panel: {self.title}" if self.title else "bmlab panel"
         return bundle

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import html
+import inspect
 import io
 import re
 
@@ -105,7 +106,7 @@ def test_a_training_panel_trains_with_its_progress_bar():
     assert make_panel()[0].progress is None
 
 
-def test_slider_and_choice_validate_the_builders_argument_and_label_in_full():
+def test_slider_and_choice_validate_the_start_value_and_label_in_full():
     s = slider("n_sweeps", 400, 100, 10000, 100, description="sweeps")
     assert isinstance(s, widgets.IntSlider) and (s.value, s.min, s.max, s.step) == (
         400,
@@ -154,6 +155,26 @@ def test_display_bundle_carries_widget_view_described_snapshot_and_stable_title(
     assert make_panel()[0]._repr_mimebundle_()["text/plain"] == bundle["text/plain"]
 
 
+def test_a_display_renders_the_figure_once(monkeypatch):
+    """The display bundle reuses the image that ``refresh`` drew into the output area."""
+    panel, _, _ = make_panel()
+    renders = []
+    draw = panel.render
+    monkeypatch.setattr(panel, "render", lambda: renders.append(1) or draw())
+    bundle = panel._repr_mimebundle_()
+    assert len(renders) == 1
+    assert bundle["text/html"] == panel._shown  # the image of the output area
+    panel.set(slope=2.0)  # a later display shows the figure as it is then
+    assert panel._repr_mimebundle_()["text/html"] == panel._shown != bundle["text/html"]
+
+
+def test_builders_take_no_arguments():
+    """Start values are no API: every registered builder declares its controls' starting
+    values itself, and tests drive a panel through ``Panel.set``."""
+    for build in (b for panels in PANELS.values() for b in panels.values()):
+        assert not inspect.signature(build).parameters, build.__name__
+
+
 def test_set_updates_what_is_displayed():
     """After ``panel.set(...)`` the status line shows the new state, not the old one."""
     import html
@@ -174,7 +195,7 @@ def test_sliders_start_at_a_value_they_can_show():
     starts each slider on its grid."""
     assert slider("lr", 0.3, 0.01, 1.0, log=True).value == pytest.approx(10**-0.5, rel=1e-12)
     assert slider("beta", 0.33, 0.0, 3.0).value == 0.35
-    assert slider("steps", 290, 200, 5000, 200).value == 200
+    assert slider("n_steps", 290, 200, 5000, 200).value == 200
     assert slider("beta", 0.3, -2.0, 2.0).value == 0.3  # a value on the grid stays exact
     for name, build in ((n, b) for panels in PANELS.values() for n, b in panels.items()):
         for key, control in build().controls.items():

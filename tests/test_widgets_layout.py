@@ -33,7 +33,7 @@ from bmlab.widgets import PANELS
 matplotlib.use("Agg")
 
 TOL = 1.0  # pixels two boxes may share (touching is fine)
-_RUN_LENGTH = ("n_steps", "steps")  # controls of a training panel kept short at the extremes
+_RUN_LENGTH = ("n_steps",)  # controls of a training panel kept short at the extremes
 #: Settings beyond the defaults known to have collided (panel, control values).
 EXTRA = [
     ("hidden_training", {"dataset": "parity, 4 bits", "n_hidden": 4}),

@@ -5,11 +5,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pytest
 
 import bmlab
 from bmlab.widgets import PANELS
-from bmlab.widgets.ledger import ledger_panel, wall_panel
+from bmlab.widgets.ledger import _wall_time, ledger_panel, wall_panel
 
 ORDER = ["−−−", "+−−", "−+−", "++−", "−−+", "+−+", "−++", "+++"]  # bmlab.all_states order
 
@@ -127,12 +126,11 @@ def test_wall_panel_every_n_and_text():
     assert "measured" in panel.last_status
 
 
-def test_wall_panel_extrapolates_with_2_to_the_n_from_the_largest_measured_n():
+def test_wall_time_extrapolates_with_2_to_the_n_from_the_largest_measured_n():
     ns = np.arange(10, 21)
     secs = 1e-6 * 1.5**ns  # a measured growth below 2 must not be extrapolated
-    panel = wall_panel(N=20, timings=(ns, secs))
-    panel.compute()
-    assert "measured" in panel.last_status
+    measured = dict(zip(ns.tolist(), secs.tolist(), strict=True))
+    assert _wall_time(20, measured, "given") == (f"{secs[-1] * 1e3:.3g} ms", "measured, given")
     t20 = secs[-1]
     for n, text in [
         (21, f"{2 * t20 * 1e3:.3g} ms"),
@@ -140,14 +138,5 @@ def test_wall_panel_extrapolates_with_2_to_the_n_from_the_largest_measured_n():
         (37, f"{t20 * 2**17 / 60:.3g} minutes"),
         (60, f"{t20 * 2**40 / (365.25 * 86400):.3g} years"),
     ]:
-        panel.set(N=n)
-        assert f"{text} (2^N from N = 20)" in panel.last_status, (n, panel.last_status)
-    panel.set(N=5)
-    assert "not measured" in panel.last_status
-
-
-def test_refusals():
-    with pytest.raises(ValueError, match="N"):
-        wall_panel(N=601)
-    with pytest.raises(ValueError, match="theta"):
-        ledger_panel(theta=(0.0, 0.0))
+        assert _wall_time(n, measured, "given") == (text, "2^N from N = 20"), n
+    assert _wall_time(5, measured, "given")[1] == "not measured"

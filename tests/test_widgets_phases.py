@@ -72,12 +72,3 @@ def test_the_ferromagnet_spin_glass_line_runs_from_the_multicritical_point():
     assert (sigma[0], T[0]) == (1.0, 1.0) and np.all(np.diff(T) < 0)
     assert 0.79 < sigma[-1] < 0.82 and T[-1] < 0.05  # towards sqrt(2/pi) = 0.798 at T = 0
     assert sigma.min() > 0.79 and sigma.max() <= 1.0
-
-
-def test_bad_arguments_name_the_parameter():
-    with pytest.raises(ValueError, match="T"):
-        phase_panel(T=0.1)
-    with pytest.raises(ValueError, match="sigma"):
-        phase_panel(sigma=2.0)
-    with pytest.raises(ValueError, match="components"):
-        phase_panel(components="uniform")

@@ -86,9 +86,3 @@ def test_phase_names_follow_the_thresholds_at_4_standard_errors():
             ("condensed along", "aligned but")
         )
     assert 0 < undecided < len(POINTS) // 4  # both kinds occur in the record
-
-
-def test_bad_arguments_name_the_parameter():
-    for name, value in [("teacher", "2"), ("gamma", "5"), ("eta", "0.5")]:
-        with pytest.raises(ValueError, match=name):
-            posterior_panel(**{name: value})

@@ -61,10 +61,3 @@ def test_condensed_only_above_beta_one():
     assert "not condensed" in panel.last_status
     panel.set(beta=2.5)
     assert panel.last_status.endswith("condensed") and "not" not in panel.last_status
-
-
-def test_bad_arguments_name_the_parameter():
-    with pytest.raises(ValueError, match="beta"):
-        condensation_panel(beta=5.0)
-    with pytest.raises(ValueError, match="n"):
-        condensation_panel(n=50)

@@ -82,15 +82,3 @@ def test_a_falling_exact_likelihood_is_reported(panel):
 def test_maximum_settings_finish_cleanly(panel):
     panel.set(estimator="persistent", lr=1.0, n_steps=500, k=10)
     _check_clean(panel)
-
-
-def test_custom_data_and_validation():
-    rng = np.random.default_rng(0)
-    S = np.where(rng.random((40, 4)) < 0.5, -1.0, 1.0)
-    p = training_panel(S, n_chains=20)
-    p.set(n_steps=20)
-    _check_clean(p)
-    with pytest.raises(ValueError, match="N <= 12"):
-        training_panel(np.ones((3, 13)))
-    with pytest.raises(ValueError, match="-1 and \\+1"):
-        training_panel(np.zeros((3, 4)))

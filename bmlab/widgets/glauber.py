@@ -72,13 +72,14 @@ def _law_of_ups(J: np.ndarray, beta: float) -> np.ndarray:
     return np.bincount(ups, weights=_probs(J, np.zeros(n), beta), minlength=n + 1)
 
 
-def _build_fig53(fancy: bool = False, logx: bool = False):
+def _build_fig53(static: bool = False):
     """Figure 5.3 layout, bars on the left, running average on the right, and the function
     ``draw(p_exact, freq, energies, sweeps, running, exact_pair)`` that moves its artists to
     new data in place.
 
-    ``fancy`` uses mathtext labels (static figure); the live panel keeps plain text and a
-    linear time axis, which render several times faster.
+    The ``static`` figure has mathtext labels and a logarithmic time axis (the early transient
+    and the late convergence); the live panel keeps plain text and a linear time axis, which
+    render several times faster.
     """
     fig, (ax_bar, ax_run) = plt.subplots(
         1, 2, figsize=(9.0, 3.6), gridspec_kw={"width_ratios": [1.25, 1.0]}, layout="constrained"
@@ -89,7 +90,7 @@ def _build_fig53(fancy: bool = False, logx: bool = False):
         np.zeros(8),
         width=0.4,
         color=NAVY,
-        label=r"exact $e^{-\beta E}/Z$" if fancy else "exact",
+        label=r"exact $e^{-\beta E}/Z$" if static else "exact",
     )
     bars_chain = ax_bar.bar(
         x + 0.2, np.zeros(8), width=0.4, color=ORANGE, label="one Glauber chain"
@@ -97,7 +98,7 @@ def _build_fig53(fancy: bool = False, logx: bool = False):
     ax_bar.set_xticks(x, state_labels(3), fontfamily="monospace")
     ax_bar.set_xlabel(
         r"state $s_1 s_2 s_3$ (grey: its energy $E$)"
-        if fancy
+        if static
         else "state s1 s2 s3 (grey: its energy E)"
     )
     ax_bar.set_ylabel("probability")
@@ -108,14 +109,14 @@ def _build_fig53(fancy: bool = False, logx: bool = False):
     ]
     (run_line,) = ax_run.plot([1, 2], [0, 0], color=ORANGE, lw=1.4, label="chain running mean")
     exact_line = ax_run.axhline(0.0, color=NAVY, ls="--", lw=1.4, label="exact")
-    if logx:
+    if static:
         ax_run.set_xscale("log")
     else:
         ax_run.xaxis.set_major_locator(MaxNLocator(5))
         ax_run.xaxis.set_major_formatter(EngFormatter(sep=""))  # 10k: fits the layout
     ax_run.yaxis.set_major_locator(MaxNLocator(5))
     ax_run.set_xlabel("sweeps")
-    ax_run.set_ylabel(r"estimate of $\langle s_1 s_2\rangle$" if fancy else "estimate of <s1 s2>")
+    ax_run.set_ylabel(r"estimate of $\langle s_1 s_2\rangle$" if static else "estimate of <s1 s2>")
     ax_run.set_ylim(-1.05, 1.05)
     ax_run.legend(loc="lower right", fontsize="small")
 
@@ -131,13 +132,13 @@ def _build_fig53(fancy: bool = False, logx: bool = False):
         idx = _thin(len(running))
         run_line.set_data(sweeps[idx], running[idx])
         exact_line.set_ydata([exact_pair, exact_pair])
-        ax_run.set_xlim(*((sweeps[0], sweeps[-1] * 1.05) if logx else (0.0, sweeps[-1])))
+        ax_run.set_xlim(*((sweeps[0], sweeps[-1] * 1.05) if static else (0.0, sweeps[-1])))
 
     return fig, draw
 
 
-def figure_5_3(p_exact, freq, energies, sweeps, running, exact_pair, *, logx=True):
-    """Static Figure 5.3 (same artists as :func:`fig53_panel`).
+def figure_5_3(p_exact, freq, energies, sweeps, running, exact_pair):
+    """Static Figure 5.3 (same artists as :func:`fig53_panel`), its time axis logarithmic.
 
     Parameters
     ----------
@@ -150,48 +151,32 @@ def figure_5_3(p_exact, freq, energies, sweeps, running, exact_pair, *, logx=Tru
         The chain's running estimate of <s1 s2>.
     exact_pair : float
         Exact <s1 s2>.
-    logx : bool
-        Logarithmic time axis (shows the early transient and the late convergence).
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    fig, draw = _build_fig53(fancy=True, logx=logx)
+    fig, draw = _build_fig53(static=True)
     draw(*(np.asarray(x, float) for x in (p_exact, freq, energies, sweeps, running)), exact_pair)
     return fig
 
 
-def fig53_panel(J12=0.5, J23=0.5, J13=-0.5, theta=0.0, beta=1.0, n_sweeps=4000, seed=0):
+def fig53_panel() -> Panel:
     """Figure 5.3 live: one random-site Glauber chain on a three-spin machine.
 
     The chain is drawn step by step from the exact one-update matrix
     (:func:`bmlab.glauber_transition_matrix`), the same dynamics as
     ``glauber_run(order="random")`` but fast enough to redraw on every slider move. It
     starts at all +1.
-
-    Parameters
-    ----------
-    J12, J23, J13 : float in [-2, 2]
-        Couplings of the triangle.
-    theta : float in [-1, 1]
-        Common bias of the three spins.
-    beta : float in [0, 3]
-    n_sweeps : int in [100, 10000]
-    seed : int in [0, 99]
-
-    Returns
-    -------
-    Panel
     """
     controls = {
-        "J12": slider("J12", J12, -2.0, 2.0),
-        "J23": slider("J23", J23, -2.0, 2.0),
-        "J13": slider("J13", J13, -2.0, 2.0),
-        "theta": slider("theta", theta, -1.0, 1.0, description="\u03b8"),
-        "beta": slider("beta", beta, 0.0, 3.0, description="\u03b2"),
-        "n_sweeps": slider("n_sweeps", n_sweeps, 100, 10000, 100, description="sweeps"),
-        "seed": slider("seed", seed, 0, 99),
+        "J12": slider("J12", 0.5, -2.0, 2.0),  # couplings of the triangle (the lecture's)
+        "J23": slider("J23", 0.5, -2.0, 2.0),
+        "J13": slider("J13", -0.5, -2.0, 2.0),
+        "theta": slider("theta", 0.0, -1.0, 1.0, description="\u03b8"),  # common bias
+        "beta": slider("beta", 1.0, 0.0, 3.0, description="\u03b2"),  # inverse temperature
+        "n_sweeps": slider("n_sweeps", 4000, 100, 10000, 100, description="sweeps"),  # run length
+        "seed": slider("seed", 0, 0, 99),  # seed of the chain
     }
     fig, draw = _build_fig53()
     S = all_states(3).astype(float)
@@ -223,7 +208,8 @@ def fig53_panel(J12=0.5, J23=0.5, J13=-0.5, theta=0.0, beta=1.0, n_sweeps=4000, 
 
 
 def _two_basin_figure(n: int, n_chains: int, n_sweeps: int):
-    """Chains' m against time (left), the law of m as exact and chains' bars (right)."""
+    """Chains' m against time (left), the law of m as exact and chains' bars (right), and
+    ``draw(m, p_m)`` that shows the chains' m (n_sweeps, n_chains) and the exact law p_m."""
     fig, (ax_t, ax_h) = plt.subplots(
         1, 2, figsize=(9.0, 3.6), layout="constrained", gridspec_kw={"width_ratios": [1.5, 1.0]}
     )
@@ -244,49 +230,42 @@ def _two_basin_figure(n: int, n_chains: int, n_sweeps: int):
     bars_chain = ax_h.bar(levels + w / 2, np.zeros(n + 1), width=w, color=ORANGE, label="chains")
     ax_h.set(xlabel="magnetisation m", ylabel="probability")
     fig.legend(loc="outside upper right", ncols=2, fontsize="small")
-    return fig, ax_h, lines, bars_exact, bars_chain
 
-
-def two_basin_panel(beta=1.0, seed=0, n=12, n_chains=4, n_sweeps=300):
-    """A beta slider on the all-to-all ferromagnet: chains freezing into one basin.
-
-    Left: the magnetisation m = mean(s) of ``n_chains`` chains (random starts, sequential
-    sweeps) against time. Right: the exact law of m beside the chains' pooled histogram.
-    At theta = 0 the exact <m> is 0 for every beta; a frozen chain reports +-|m|.
-
-    Parameters
-    ----------
-    beta : float in [0.1, 3]
-    seed : int in [0, 99]
-    n : int
-        Number of spins (J_ij = 1/n; the basins split at beta about 1).
-    n_chains, n_sweeps : int
-        Fixed budget of the panel.
-
-    Returns
-    -------
-    Panel
-    """
-    controls = {
-        "beta": slider("beta", beta, 0.1, 3.0, description="\u03b2"),
-        "seed": slider("seed", seed, 0, 99),
-    }
-    J = _ferromagnet(n)
-    levels = 2.0 * np.arange(n + 1) / n - 1.0  # magnetisation of 0..n spins up
-    fig, ax_h, lines, bars_exact, bars_chain = _two_basin_figure(n, n_chains, n_sweeps)
-
-    def update(beta, seed):
-        rng = np.random.default_rng(seed)
-        run = glauber_run(J, beta=beta, n_chains=n_chains, n_sweeps=n_sweeps, rng=rng, **_SWEEPS)
-        m = run.states.mean(axis=2, dtype=float)  # (n_sweeps, n_chains)
+    def draw(m, p_m) -> None:
         for c, line in enumerate(lines):
             line.set_ydata(m[:, c])
-        p_m = _law_of_ups(J, float(beta))
         k_chain = np.rint((m + 1.0) * n / 2).astype(np.int64)
         h_m = np.bincount(k_chain.ravel(), minlength=n + 1) / k_chain.size
         set_heights(bars_exact, p_m)
         set_heights(bars_chain, h_m)
         ax_h.set_ylim(0.0, 1.15 * float(max(p_m.max(), h_m.max())) + 1e-3)
+
+    return fig, draw
+
+
+def two_basin_panel() -> Panel:
+    """A beta slider on the all-to-all ferromagnet: chains freezing into one basin.
+
+    Left: the magnetisation m = mean(s) of 4 chains (random starts, 300 sequential sweeps) on
+    N = 12 spins (J_ij = 1/N; the basins split at beta about 1) against time. Right: the exact
+    law of m beside the chains' pooled histogram. At theta = 0 the exact <m> is 0 for every
+    beta; a frozen chain reports +-|m|.
+    """
+    controls = {
+        "beta": slider("beta", 1.0, 0.1, 3.0, description="\u03b2"),  # inverse temperature
+        "seed": slider("seed", 0, 0, 99),  # seed of the chains
+    }
+    n, n_chains, n_sweeps = 12, 4, 300
+    J = _ferromagnet(n)
+    levels = 2.0 * np.arange(n + 1) / n - 1.0  # magnetisation of 0..n spins up
+    fig, draw = _two_basin_figure(n, n_chains, n_sweeps)
+
+    def update(beta, seed):
+        rng = np.random.default_rng(seed)
+        run = glauber_run(J, beta=beta, n_chains=n_chains, n_sweeps=n_sweeps, rng=rng, **_SWEEPS)
+        m = run.states.mean(axis=2, dtype=float)  # (n_sweeps, n_chains)
+        p_m = _law_of_ups(J, float(beta))
+        draw(m, p_m)
         return (
             f"beta = {beta:.2f}: exact <m> = 0, <|m|> = {p_m @ np.abs(levels):.3f}; "
             f"chains' <m> = {m.mean():+.3f}, <|m|> = {np.abs(m).mean():.3f}; "
@@ -298,36 +277,20 @@ def two_basin_panel(beta=1.0, seed=0, n=12, n_chains=4, n_sweeps=300):
     )
 
 
-def tempering_panel(n_temps=12, seed=0, n=12, beta=3.0, n_sweeps=200):
-    """Parallel tempering live on the ferromagnet J_ij = 1/n (notebook 01, Section 7c).
+def tempering_panel() -> Panel:
+    """Parallel tempering live on the ferromagnet J_ij = 1/N, N = 12 (notebook 01, Section 7c).
 
-    One chain of each sampler from a random start, ``n_sweeps`` sweeps: the exact law of the
-    magnetisation m at ``beta`` beside the visits of a plain Glauber chain and those of the
-    replica at ``beta`` of parallel tempering (:func:`bmlab.parallel_tempering`) with
-    ``n_temps`` temperatures, geometric from beta = 0.5 to ``beta``. The status line gives
-    both total-variation distances to the exact law.
-
-    Parameters
-    ----------
-    n_temps : int in [1, 16]
-        Number of temperatures (slider); 1 is plain Glauber.
-    seed : int in [0, 99]
-        Seed of both chains (slider).
-    n : int
-        Number of spins (fixed).
-    beta : float
-        The target inverse temperature (fixed).
-    n_sweeps : int
-        Sweeps of each chain (fixed).
-
-    Returns
-    -------
-    Panel
+    One chain of each sampler from a random start, 200 sweeps: the exact law of the
+    magnetisation m at beta = 3 beside the visits of a plain Glauber chain and those of the
+    replica at beta = 3 of parallel tempering (:func:`bmlab.parallel_tempering`), its
+    temperatures geometric from beta = 0.5. The status line gives both total-variation
+    distances to the exact law.
     """
     controls = {
-        "n_temps": slider("n_temps", n_temps, 1, 16, description="temperatures"),
-        "seed": slider("seed", seed, 0, 99),
+        "n_temps": slider("n_temps", 12, 1, 16, description="temperatures"),  # 1: plain Glauber
+        "seed": slider("seed", 0, 0, 99),  # seed of both chains
     }
+    n, beta, n_sweeps = 12, 3.0, 200
     J = _ferromagnet(n)
     p_m = _law_of_ups(J, beta)
     fig, ax = plt.subplots(figsize=(7.0, 3.4))

@@ -10,7 +10,6 @@ import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .._checks import check_finite, check_n_states, check_theta
 from ..exact import _energy, all_states
 from ..panel import Panel, layout_once, set_heights, slider
 from ..plotting import EXTRA, GRAY, NAVY, ORANGE, state_labels
@@ -52,7 +51,9 @@ def _ledger_html(labels, E, w, pw) -> str:
 
 
 def _ledger_figure(s1s2):
-    """p(s) per state (bars coloured by s1 s2) and the model and data <s1 s2> (bars)."""
+    """p(s) per state (bars coloured by s1 s2) and the model and data <s1 s2> (bars), and
+    ``draw(p, model, data, flag)`` that shows p(s), both moments and the frustration flag
+    (its text and colour)."""
     fig, (ax_p, ax_m) = plt.subplots(
         1, 2, figsize=(9.0, 3.0), layout="constrained", gridspec_kw={"width_ratios": [1.8, 1]}
     )
@@ -69,7 +70,16 @@ def _ledger_figure(s1s2):
     ax_m.set_title("⟨s₁s₂⟩", fontsize="medium")
     ax_m.axvline(0, color="k", lw=0.6)
     grad_text = ax_m.set_xlabel("", fontsize="medium")
-    return fig, ax_p, bars, flag, moments, grad_text
+
+    def draw(p, model: float, data: float, flag_text: tuple[str, str]) -> None:
+        set_heights(bars, p)
+        ax_p.set_ylim(0, max(0.3, 1.1 * float(p.max())))
+        moments[0].set_width(model)
+        moments[1].set_width(data)
+        grad_text.set_text(f"∂L/∂J₁₂ = data − model\n= {data - model:+.3f}")
+        flag.set(text=flag_text[0], color=flag_text[1])
+
+    return fig, draw
 
 
 def _frustration(J12, J23, J13) -> tuple[str, str]:
@@ -82,36 +92,24 @@ def _frustration(J12, J23, J13) -> tuple[str, str]:
     return f"unfrustrated: J₁₂J₂₃J₁₃ = {loop:.3g} > 0", EXTRA[0]
 
 
-def ledger_panel(J12=0.5, J23=0.5, J13=-0.5, theta=(0.0, 0.0, 0.0), data_moment=0.5) -> Panel:
-    """Editable Z ledger of the 3-spin machine of Section 5.7 (default: the lecture's).
-
-    Parameters
-    ----------
-    J12, J23, J13 : float in [-2, 2]
-    theta : sequence of 3 floats in [-1, 1]
-    data_moment : float in [-0.95, 0.95]
-        <s1 s2>_data of the gradient of Eq. 5.4.
-
-    Returns
-    -------
-    Panel
-        Controls ``J12, J23, J13, theta1, theta2, theta3, data``; the ledger is ``panel.table``.
-    """
-    theta = check_theta(theta, 3)
+def ledger_panel() -> Panel:
+    """Editable Z ledger of the 3-spin machine of Section 5.7, starting at the lecture's; the
+    ledger's table is ``panel.table``."""
     controls = {
-        "J12": slider("J12", J12, -2.0, 2.0, description="J₁₂", **_LIVE),
-        "J23": slider("J23", J23, -2.0, 2.0, description="J₂₃", **_LIVE),
-        "J13": slider("J13", J13, -2.0, 2.0, description="J₁₃", **_LIVE),
-        "theta1": slider("theta[0]", theta[0], -1.0, 1.0, description="θ₁", **_LIVE),
-        "theta2": slider("theta[1]", theta[1], -1.0, 1.0, description="θ₂", **_LIVE),
-        "theta3": slider("theta[2]", theta[2], -1.0, 1.0, description="θ₃", **_LIVE),
-        "data": slider("data_moment", data_moment, -0.95, 0.95, description="⟨s₁s₂⟩ data", **_LIVE),
+        "J12": slider("J12", 0.5, -2.0, 2.0, description="J₁₂", **_LIVE),  # the couplings
+        "J23": slider("J23", 0.5, -2.0, 2.0, description="J₂₃", **_LIVE),
+        "J13": slider("J13", -0.5, -2.0, 2.0, description="J₁₃", **_LIVE),
+        "theta1": slider("theta1", 0.0, -1.0, 1.0, description="θ₁", **_LIVE),  # the biases
+        "theta2": slider("theta2", 0.0, -1.0, 1.0, description="θ₂", **_LIVE),
+        "theta3": slider("theta3", 0.0, -1.0, 1.0, description="θ₃", **_LIVE),
+        # <s1 s2>_data of the gradient of Eq. 5.4
+        "data": slider("data", 0.5, -0.95, 0.95, description="⟨s₁s₂⟩ data", **_LIVE),
     }
     S = all_states(3).astype(float)
     labels = state_labels(3)
     s1s2 = S[:, 0] * S[:, 1]
     bonds = np.stack([s1s2, S[:, 1] * S[:, 2], S[:, 0] * S[:, 2]], axis=1)  # pairs 12, 23, 13
-    fig, ax_p, bars, flag, moments, grad_text = _ledger_figure(s1s2)
+    fig, draw = _ledger_figure(s1s2)
     table = widgets.HTML()
 
     def update(J12, J23, J13, theta1, theta2, theta3, data):
@@ -120,14 +118,8 @@ def ledger_panel(J12=0.5, J23=0.5, J13=-0.5, theta=(0.0, 0.0, 0.0), data_moment=
         w = np.exp(-E)
         p = w / w.sum()  # Eq. 5.3
         m = float(s1s2 @ w / w.sum())  # Eq. 5.5
-        set_heights(bars, p)
-        ax_p.set_ylim(0, max(0.3, 1.1 * float(p.max())))
         grad = float(data) - m
-        moments[0].set_width(m)
-        moments[1].set_width(float(data))
-        grad_text.set_text(f"∂L/∂J₁₂ = data − model\n= {grad:+.3f}")
-        text, color = _frustration(J12, J23, J13)
-        flag.set(text=text, color=color)
+        draw(p, m, float(data), _frustration(J12, J23, J13))
         table.value = _ledger_html(labels, E, w, s1s2 * w)
         n_sat = int(np.all(bonds * np.array([J12, J23, J13]) >= 0, axis=1).sum())
         ground = np.isclose(E, E.min(), rtol=0, atol=1e-9)
@@ -174,36 +166,22 @@ def _wall_time(N: int, measured: dict, source: str) -> tuple[str, str]:
     return f"under {_time(measured[min(measured)])}", "not measured"
 
 
-def wall_panel(N=30, timings=None) -> Panel:
+def wall_panel() -> Panel:
     """The Z wall of Figure 5.5 with an N slider.
 
-    Parameters
-    ----------
-    N : int in [1, 600]
-    timings : tuple (ns, seconds), optional
-        Exact-log-Z times measured on this machine; default the recorded result
-        ``log_partition_timings`` (``benchmarks/record_log_partition_timings.py``).
-
-    Returns
-    -------
-    Panel
-        Control ``N``. The status gives 2^N, the nearest cosmic comparison and the time of
-        exact log Z: measured inside the measured range, beyond it 2^N times the time at
-        the largest measured N (enumeration costs ∝ 2^N; nothing is fitted).
+    The status gives 2^N, the nearest cosmic comparison and the time of exact log Z on this
+    machine, from the recorded result ``log_partition_timings``
+    (``benchmarks/record_log_partition_timings.py``): measured inside the measured range,
+    beyond it 2^N times the time at the largest measured N (enumeration costs ∝ 2^N; nothing
+    is fitted).
     """
-    N = check_n_states(N, 600, name="N")
-    if timings is None:
-        rec = load_results("log_partition_timings")
-        ns = rec["data"]["bmlab"]["N"]
-        secs = rec["data"]["bmlab"]["seconds"]
-        source = f"recorded {rec['recorded']}"
-    else:
-        ns, secs = (check_finite(t, "timings").ravel() for t in timings)
-        source = "given"
-    measured = {int(n): float(t) for n, t in zip(ns, secs, strict=True)}
-    controls = {
-        "N": slider("N", N, 1, 600, continuous_update=True, layout={"width": "500px"}),
+    controls = {  # the number of units
+        "N": slider("N", 30, 1, 600, continuous_update=True, layout={"width": "500px"}),
     }
+    rec = load_results("log_partition_timings")
+    timings = zip(rec["data"]["bmlab"]["N"], rec["data"]["bmlab"]["seconds"], strict=True)
+    measured = {int(n): float(t) for n, t in timings}
+    source = f"recorded {rec['recorded']}"
     fig, ax = plt.subplots(figsize=(7.0, 3.0), layout="constrained")
     ax.plot(np.arange(1, 601), np.arange(1, 601) * math.log10(2), color=NAVY)
     ax.axvspan(0, 30, color=NAVY, alpha=0.08)
@@ -215,7 +193,7 @@ def wall_panel(N=30, timings=None) -> Panel:
     for value, name in refs[:2]:
         ax.axhline(math.log10(value), color=GRAY, ls="--", lw=1)
         ax.text(600, math.log10(value) + 3, name, color=GRAY, fontsize="small", ha="right")
-    (dot,) = ax.plot([N], [N * math.log10(2)], "o", color=ORANGE, ms=8)
+    (dot,) = ax.plot([], [], "o", color=ORANGE, ms=8)
     label = ax.text(0.02, 0.95, "", transform=ax.transAxes, va="top", color=ORANGE)
     ax.set(
         xlim=(0, 600), ylim=(0, 185), xlabel="number of units N", ylabel="log$_{10}$ (terms in Z)"

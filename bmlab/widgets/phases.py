@@ -57,7 +57,9 @@ def phase_of(sigma: float, T: float, lines: dict) -> str:
 
 
 def _figure(lines: dict):
-    """Left: the exact P(m_1, m_2) as an image; right: the phase diagram and a dot."""
+    """Left: the exact P(m_1, m_2) as an image; right: the phase diagram and a dot; and
+    ``draw(law, components, sigma, T)`` that shows a :func:`bmlab.phases.mode_law` result and
+    the point (sigma, T)."""
     fig, (ax_p, ax_d) = plt.subplots(1, 2, figsize=(9.0, 3.8))
     layout_once(fig)
     white_to_navy = LinearSegmentedColormap.from_list("exact", ["white", NAVY])
@@ -84,33 +86,30 @@ def _figure(lines: dict):
     )
     ax_d.set(xticks=[0.5, 1.0, 1.5], yticks=[0.5, 1.0, 1.5])  # no tick labels in the corner
     ax_d.set_title("phases at N → ∞", fontsize="medium")
-    return fig, image, title, dot
+
+    def draw(law, components: str, sigma: float, T: float) -> None:
+        image.set_data(law.hist)
+        image.set_clim(0.0, law.hist.max())
+        dot.set_data([sigma], [T])
+        title.set_text(f"exact P(m₁, m₂), {components}")
+
+    return fig, draw
 
 
-def phase_panel(T: float = 0.7, sigma: float = 0.0, components: str = "rademacher") -> Panel:
-    """The exact law of two modes' magnetisations and the point on the phase diagram.
-
-    Parameters
-    ----------
-    T : float in [0.3, 1.5], temperature (the modes have strength w = 1)
-    sigma : float in [0, 1.5], strength of the noise r (one fixed draw, scaled)
-    components : one of :data:`bmlab.phases.COMPONENTS`, the law of the components of u, v
-
-    Returns
-    -------
-    Panel
-        Live panel, controls ``T, sigma, components``: P(m_1, m_2) exactly (N_v = 16,
-        N_h = 64, orthogonal modes) and the replica-symmetric phase of (sigma, T).
-    """
+def phase_panel() -> Panel:
+    """The exact law of two modes' magnetisations and the point on the phase diagram:
+    P(m_1, m_2) exactly (N_v = 16, N_h = 64, orthogonal modes of strength w = 1) and the
+    replica-symmetric phase of (sigma, T)."""
     controls = {
-        "T": slider("T", T, 0.3, 1.5, description="T"),
-        "sigma": slider("sigma", sigma, 0.0, 1.5, description="σ"),
-        "components": choice("components", components, list(COMPONENTS)),
+        "T": slider("T", 0.7, 0.3, 1.5, description="T"),  # temperature
+        "sigma": slider("sigma", 0.0, 0.0, 1.5, description="σ"),  # noise r (one draw, scaled)
+        # the law of the components of u and v, one of bmlab.phases.COMPONENTS
+        "components": choice("components", "rademacher", list(COMPONENTS)),
     }
     noise = np.random.default_rng(0).normal(0, 1 / np.sqrt(32.0), (N_VISIBLE, N_HIDDEN))
     modes = {}
     lines = phase_lines()
-    fig, image, title, dot = _figure(lines)
+    fig, draw = _figure(lines)
 
     def update(T, sigma, components):
         if components not in modes:
@@ -120,10 +119,7 @@ def phase_panel(T: float = 0.7, sigma: float = 0.0, components: str = "rademache
             )[:2]
         W, U = modes[components]
         law = mode_law(W + sigma * noise, U, beta=1 / T, edges=EDGES)
-        image.set_data(law.hist)
-        image.set_clim(0.0, law.hist.max())
-        dot.set_data([sigma], [T])
-        title.set_text(f"exact P(m₁, m₂), {components}")
+        draw(law, components, sigma, T)
         phase = phase_of(sigma, T, lines)
         return (
             f"T = {T:.2f}, σ = {sigma:.2f} (w = 1): {phase} by replica symmetry (N → ∞); "

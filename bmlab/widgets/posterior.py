@@ -77,7 +77,8 @@ class _Grid:
 
 
 def _figure(grid: _Grid):
-    """Left: condensation map; middle: reverse KL against gamma; right: the sample strip."""
+    """Left: condensation map; middle: reverse KL against gamma; right: the sample strip; and
+    ``draw(teacher, gamma, eta)`` that shows the grid of that teacher and its point there."""
     fig, (ax_map, ax_kl, ax_strip) = plt.subplots(
         1, 3, figsize=(11.5, 3.8), gridspec_kw={"width_ratios": [1.35, 1.0, 1.0]}
     )
@@ -108,59 +109,55 @@ def _figure(grid: _Grid):
     ax_strip.set_yticks([])
     ax_strip.set(xlabel="coordinate of x", ylabel="samples")
     ax_strip.set_title("predictive samples", fontsize="small")
-    artists = {"image": image, "aligned": aligned, "undecided": undecided, "here": here}
-    artists |= {"curve": curve, "dot": dot}
-    artists |= {"uniform": uniform, "kl_title": kl_title, "strip": strip, "ax_kl": ax_kl}
-    return fig, artists
 
-
-def posterior_panel(teacher: str = "3", gamma: str = "1000", eta: str = "0.1") -> Panel:
-    """The tempered posterior of the spherical machine over the recorded grid.
-
-    Parameters
-    ----------
-    teacher : str, the teacher's strength c* ("1.5" or "3")
-    gamma : str, the prior's strength, one of the grid's values ("3" ... "10000")
-    eta : str, the posterior's inverse temperature, one of the grid's values ("0.03" ... "10")
-
-    Returns
-    -------
-    Panel
-        Live panel, controls ``teacher, gamma, eta``: the condensation of the posterior's
-        machines over (gamma, eta) with the chosen point, its mean reverse KL from the teacher
-        against gamma, and 6 samples of its posterior predictive; the status line names the
-        phase and gives the order parameters.
-    """
-    grid = _Grid()
-    controls = {
-        "teacher": choice("teacher", teacher, list(grid.teachers), description="teacher c*"),
-        "gamma": choice("gamma", gamma, [_label(g) for g in grid.gammas], description="γ"),
-        "eta": choice("eta", eta, [_label(e) for e in grid.etas], description="η"),
-    }
-    fig, a = _figure(grid)
-
-    def update(teacher, gamma, eta):
-        a["image"].set_data(grid.map(teacher, "condensation"))
+    def draw(teacher: str, gamma: str, eta: str) -> None:
+        image.set_data(grid.map(teacher, "condensation"))
         phases = grid.map(teacher)
         rows, cols = np.nonzero(np.isin(phases, [_NAMES[1, 1], _NAMES[-1, 1]]))
-        a["aligned"].set_data(cols, rows)
+        aligned.set_data(cols, rows)
         rows, cols = np.nonzero(~np.isin(phases, list(_NAMES.values())))
-        a["undecided"].set_data(cols, rows)
+        undecided.set_data(cols, rows)
         i, j = grid.etas.index(float(eta)), grid.gammas.index(float(gamma))
-        a["here"].set_data([j], [i])
+        here.set_data([j], [i])
         kls = grid.map(teacher, "reverse_kl")[i]
-        a["curve"].set_ydata(kls)
-        a["dot"].set_data([float(gamma)], [kls[j]])
-        uniform = grid.teachers[teacher]["uniform_reverse_kl"]
-        a["uniform"].set_ydata([uniform, uniform])
-        a["ax_kl"].set_ylim(0.0, 1.1 * max(*kls, uniform))
-        a["kl_title"].set_text(f"mean reverse KL at η = {eta}")
+        curve.set_ydata(kls)
+        dot.set_data([float(gamma)], [kls[j]])
+        level = grid.teachers[teacher]["uniform_reverse_kl"]
+        uniform.set_ydata([level, level])
+        ax_kl.set_ylim(0.0, 1.1 * max(*kls, level))
+        kl_title.set_text(f"mean reverse KL at η = {eta}")
+        rows = grid.point(teacher, eta, gamma)["strip"]
+        strip.set_data(np.array([row.split() for row in rows], float) / 4)
+
+    return fig, draw
+
+
+def posterior_panel() -> Panel:
+    """The tempered posterior of the spherical machine over the recorded grid: the
+    condensation of the posterior's machines over (gamma, eta) with the chosen point, its mean
+    reverse KL from the teacher against gamma, and 6 samples of its posterior predictive; the
+    status line names the phase and gives the order parameters."""
+    grid = _Grid()
+    controls = {  # each one of the grid's values
+        # the teacher's strength c*
+        "teacher": choice("teacher", "3", list(grid.teachers), description="teacher c*"),
+        # the prior's strength
+        "gamma": choice("gamma", "1000", [_label(g) for g in grid.gammas], description="γ"),
+        # the posterior's inverse temperature
+        "eta": choice("eta", "0.1", [_label(e) for e in grid.etas], description="η"),
+    }
+    fig, draw = _figure(grid)
+
+    def update(teacher, gamma, eta):
+        draw(teacher, gamma, eta)
         p = grid.point(teacher, eta, gamma)
-        a["strip"].set_data(np.array([row.split() for row in p["strip"]], float) / 4)
-        A, H, q = (_pooled(p, m)[0] for m in ("alignment", "condensation", "overlap"))
+        A, H, q, kl = (
+            _pooled(p, m)[0] for m in ("alignment", "condensation", "overlap", "reverse_kl")
+        )
+        uniform = grid.teachers[teacher]["uniform_reverse_kl"]
         return (
             f"c* = {teacher}, γ = {gamma}, η = {eta}: {_phase(p)} (alignment {A:.2f}, "
-            f"condensation {H:.2f}, overlap {q:.2f}); reverse KL {kls[j]:.1f} nats, uniform law "
+            f"condensation {H:.2f}, overlap {q:.2f}); reverse KL {kl:.1f} nats, uniform law "
             f"{uniform:.1f}"
         )
 

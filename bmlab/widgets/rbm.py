@@ -85,81 +85,40 @@ def _gradient(algorithm: str, data, k: int):
     return (CDGradient if algorithm == "CD-k" else PCDGradient)(data, k)
 
 
-def _training_controls(algorithm, k, lr, n_hidden, weight_decay, steps, seed) -> dict:
-    """The controls of :func:`rbm_training_panel`, starting at its (validated) arguments."""
-    return {
-        "algorithm": choice("algorithm", algorithm, ALGORITHMS),
-        "k": slider("k", k, 1, 20),
-        "lr": slider("lr", lr, 0.01, 1.0, log=True, description="rate"),
-        "n_hidden": slider("n_hidden", n_hidden, 1, 16, description="hidden units"),
-        "weight_decay": slider(
-            "weight_decay",
-            weight_decay,
-            0.0,
-            0.01,
-            0.0005,
-            description="weight decay",
-            readout_format=".4f",
-        ),
-        "steps": slider("steps", steps, 200, 5000, 200, description="updates"),
-        "seed": slider("seed", seed, 0, 9),
-    }
-
-
-def rbm_training_panel(
-    algorithm: str = "CD-k",
-    k: int = 1,
-    lr: float = 0.3,
-    n_hidden: int = 9,
-    weight_decay: float = 0.0,
-    steps: int = 2000,
-    seed: int = 0,
-) -> Panel:
+def rbm_training_panel() -> Panel:
     """Train an RBM on 3x3 bars and stripes (full batch), watching the exact log-likelihood.
 
     Each Run starts from Hinton's initialisation and plots the exact mean log-likelihood
     against the update, next to the best possible, and 16 exact samples of the trained
-    model; runs that blow up stop with a sentence (parameters beyond 50).
-
-    Parameters
-    ----------
-    algorithm : {"CD-k", "PCD-k", "exact"}
-        The gradient: contrastive divergence, persistent CD (one chain per data row) or
-        the exact gradient.
-    k : int in [1, 20]
-        Gibbs steps per update of CD-k and PCD-k.
-    lr : float in [0.01, 1]
-        Learning rate, on a log slider in 0.1 decades (the default 0.3 starts it at 0.316).
-    n_hidden : int in [1, 16]
-    weight_decay : float in [0, 0.01]
-        Weight decay on W.
-    steps : int in [200, 5000]
-        Number of updates.
-    seed : int in [0, 9]
-        Seed of the initial weights and of the chains.
-
-    Returns
-    -------
-    Panel
-        Training panel (Run button and ``panel.progress``); ``panel.result`` is the last
-        :class:`bmlab.learning.TrainResult`.
+    model; runs that blow up stop with a sentence (parameters beyond 50). ``panel.result`` is
+    the last :class:`bmlab.learning.TrainResult`.
     """
-    controls = _training_controls(algorithm, k, lr, n_hidden, weight_decay, steps, seed)
+    controls = {
+        "algorithm": choice("algorithm", "CD-k", ALGORITHMS),  # CD, persistent CD or exact
+        "k": slider("k", 1, 1, 20),  # Gibbs steps per update of CD-k and PCD-k
+        "lr": slider("lr", 0.3, 0.01, 1.0, log=True, description="rate"),  # starts at 0.316
+        "n_hidden": slider("n_hidden", 9, 1, 16, description="hidden units"),
+        "weight_decay": slider(  # on W
+            "weight_decay", 0.0, 0.0, 0.01, 0.0005, description="weight decay", readout_format=".4f"
+        ),
+        "n_steps": slider("n_steps", 2000, 200, 5000, 200, description="updates"),
+        "seed": slider("seed", 0, 0, 9),  # seed of the initial weights and of the chains
+    }
     data = bars_and_stripes(_N)
     best = max_log_likelihood(data)  # the empirical distribution's own log-likelihood
     fig, draw = _training_figure(best)
 
-    def update(algorithm, k, lr, n_hidden, weight_decay, steps, seed):
+    def update(algorithm, k, lr, n_hidden, weight_decay, n_steps, seed):
         rng = np.random.default_rng(seed)
         init = RBM.random(data.shape[1], n_hidden, rng=rng, data=data)
         result = panel.train(
             init.params,
             _gradient(algorithm, data, k),
-            n_steps=steps,
+            n_steps=n_steps,
             lr=float(lr),
             weight_decay=float(weight_decay),
             metrics={"ll": lambda p: RBM.from_params(p).mean_log_likelihood(data)},
-            record_every=max(1, steps // 100),
+            record_every=max(1, n_steps // 100),
             rng=rng,
             max_abs=50.0,  # diverging PCD at large rates
             on_diverge="stop",
@@ -189,7 +148,10 @@ def rbm_training_panel(
 
 
 def _sampling_figure(patterns, p_data, p_model):
-    """Chains' images (left), the frequency of each valid pattern (right) above the patterns."""
+    """Chains' images (left), the frequency of each valid pattern (right) above the patterns;
+    and ``draw(S, freq, p_model, title, beta, ll)`` that shows the chains' states S (the first
+    16) under ``title``, their frequencies of the valid patterns beside the exact ones, and
+    the machine's beta and exact log-likelihood ``ll``."""
     fig, axd = plt.subplot_mosaic(
         "sf;sp",
         figsize=(8.6, 3.4),
@@ -212,39 +174,31 @@ def _sampling_figure(patterns, p_data, p_model):
     axd["p"].spines[:].set_visible(False)
     fig.legend(loc="outside upper right", ncols=3, fontsize="small")
     f_title = ax_f.set_title("", fontsize="medium")
-    return fig, ax_f, image, s_title, chain_bars, model_bars, f_title
+
+    def draw(S, freq, p_model, title: str, beta: float, ll: float) -> None:
+        set_heights(chain_bars, freq)
+        set_heights(model_bars, p_model)
+        ax_f.set_ylim(0, 1.1 * max(float(p_model.max()), float(p_data.max()), 0.2))
+        image.set_data(_tile(S))  # the first 16 chains: one from each data row
+        s_title.set_text(title)
+        f_title.set_text(f"β = {beta:.2f}: log-likelihood {ll:.2f}, {freq.sum():.0%} valid")
+
+    return fig, draw
 
 
-def rbm_sampling_panel(
-    gibbs_steps: int = 1, start: str = "data", seed: int = 0, beta: float = 1.0
-) -> Panel:
+def rbm_sampling_panel() -> Panel:
     """Sample a CD-1 model of 3x3 bars and stripes out of equilibrium.
 
     The model (9 hidden units, CD-1, rate 0.3, 4000 updates) is trained when the panel is
     built, in about a second. Each update runs 800 chains of block-Gibbs steps at inverse
     temperature ``beta`` (W, a and b scaled by beta) and shows 16 of them, with the
     frequencies of the 14 valid patterns next to the data's and the exact p(v) at beta.
-
-    Parameters
-    ----------
-    gibbs_steps : int in [0, 200]
-        Block-Gibbs steps of every chain.
-    start : {"data", "noise"}
-        The chains start at the data (50 per data row) or at fair coin flips.
-    seed : int in [0, 9]
-        Seed of the chains.
-    beta : float in [0, 2]
-        Inverse temperature of the sampled machine.
-
-    Returns
-    -------
-    Panel
     """
     controls = {
-        "gibbs_steps": slider("gibbs_steps", gibbs_steps, 0, 200, description="Gibbs steps"),
-        "start": choice("start", start, ("data", "noise")),
-        "seed": slider("seed", seed, 0, 9),
-        "beta": slider("beta", beta, 0.0, 2.0, description="inverse temperature β"),
+        "gibbs_steps": slider("gibbs_steps", 1, 0, 200, description="Gibbs steps"),  # per chain
+        "start": choice("start", "data", ("data", "noise")),  # 50 chains per data row, or coins
+        "seed": slider("seed", 0, 0, 9),  # seed of the chains
+        "beta": slider("beta", 1.0, 0.0, 2.0, description="inverse temperature β"),  # W, a, b
     }
     data = bars_and_stripes(_N)
     rng = np.random.default_rng(5)
@@ -255,9 +209,7 @@ def rbm_sampling_panel(
     patterns, counts = np.unique(data @ _CODES, return_counts=True)
     patterns = patterns.astype(int)
     p_data = counts / counts.sum()
-    fig, ax_f, image, s_title, chain_bars, model_bars, f_title = _sampling_figure(
-        patterns, p_data, model.visible_distribution()[patterns]
-    )
+    fig, draw = _sampling_figure(patterns, p_data, model.visible_distribution()[patterns])
 
     def update(gibbs_steps, start, seed, beta):
         srng = np.random.default_rng(seed)
@@ -270,22 +222,15 @@ def rbm_sampling_panel(
         S = at_beta.gibbs(V0, gibbs_steps, rng=srng)
         freq = np.array([np.mean(S @ _CODES == c) for c in patterns])  # valid patterns
         p_model = at_beta.visible_distribution()[patterns]  # exact, at beta
-        set_heights(chain_bars, freq)
-        set_heights(model_bars, p_model)
-        ax_f.set_ylim(0, 1.1 * max(float(p_model.max()), float(p_data.max()), 0.2))
-        image.set_data(_tile(S))  # the first 16 chains: one from each data row
-        s_title.set_text(f"{gibbs_steps} step{'s' * (gibbs_steps != 1)} from {start}")
+        title = f"{gibbs_steps} step{'s' * (gibbs_steps != 1)} from {start}"
+        draw(S, freq, p_model, title, float(beta), at_beta.mean_log_likelihood(data))
         # total variation over the valid patterns plus the mass off them
         tv_data, tv_model = (
             0.5 * np.abs(freq - p).sum() + 0.5 * abs(p.sum() - freq.sum())
             for p in (p_data, p_model)
         )
-        f_title.set_text(
-            f"β = {float(beta):.2f}: log-likelihood "
-            f"{at_beta.mean_log_likelihood(data):.2f}, {freq.sum():.0%} valid"
-        )
         return (
-            f"Gibbs sampling, {s_title.get_text()}: distance to the data {tv_data:.2f}, "
+            f"Gibbs sampling, {title}: distance to the data {tv_data:.2f}, "
             f"to the model's equilibrium {tv_model:.2f} (total variation)."
         )
 

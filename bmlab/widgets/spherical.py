@@ -35,7 +35,9 @@ class _Machine:
 
 
 def _figure():
-    """Left: exact share against beta; right: histogram of the share of single samples."""
+    """Left: exact share against beta; right: histogram of the share of single samples; and
+    ``draw(machine, beta, q, counts)`` that shows the machine's curve, the dot at (beta, q)
+    and the histogram ``counts`` of the shares of _DRAWS samples."""
     fig, (ax_q, ax_h) = plt.subplots(1, 2, figsize=(9.0, 3.4))
     layout_once(fig)
     ax_q.plot(_BETAS, np.maximum(0.0, 1 - 1 / _BETAS), color=GRAY, ls="--", label="N → ∞")
@@ -51,31 +53,28 @@ def _figure():
     ax_h.set(xlim=(0.0, 1.0), xlabel="share (u·x)²/N of one sample", ylabel="fraction")
     ax_h.set_xticks([0.2, 0.4, 0.6, 0.8, 1.0])
     title = ax_h.set_title("", fontsize="medium")
-    return fig, ax_h, curve, dot, bars, mean_line, title
+
+    def draw(machine: _Machine, beta: float, q: float, counts) -> None:
+        curve.set_ydata(machine.curve)
+        dot.set_data([beta], [q])
+        set_heights(bars, counts)
+        ax_h.set_ylim(0.0, max(0.1, 1.15 * float(counts.max())))
+        mean_line.set_xdata([q, q])
+        title.set_text(f"{_DRAWS} exact samples, N = {machine.n}")
+
+    return fig, draw
 
 
-def condensation_panel(beta: float = 1.5, n: int = 100, seed: int = 0) -> Panel:
-    """Condensation of the spherical machine W = u u^T as beta grows.
-
-    Parameters
-    ----------
-    beta : float in [0.2, 3]
-        Inverse temperature (the spike is 1, so beta is also beta times the spike).
-    n : int, one of :data:`SIZES`
-    seed : int >= 0, seed of the samples
-
-    Returns
-    -------
-    Panel
-        Live panel, controls ``beta, n``: the exact share q = <(u.x)^2>/N and a histogram of
-        300 exact samples' shares, with q as a navy line.
-    """
+def condensation_panel() -> Panel:
+    """Condensation of the spherical machine W = u u^T as beta grows: the exact share
+    q = <(u.x)^2>/N and a histogram of the shares of 300 exact samples (seed 0), with q as a
+    navy line."""
     controls = {
-        "beta": slider("beta", beta, 0.2, 3.0, description="β"),
-        "n": choice("n", str(n), [str(size) for size in SIZES], description="N"),
+        "beta": slider("beta", 1.5, 0.2, 3.0, description="β"),  # also beta times the spike 1
+        "n": choice("n", "100", [str(size) for size in SIZES], description="N"),  # the size
     }
     machines = {}
-    fig, ax_h, curve, dot, bars, mean_line, title = _figure()
+    fig, draw = _figure()
 
     def update(beta, n):
         n = int(n)
@@ -83,15 +82,9 @@ def condensation_panel(beta: float = 1.5, n: int = 100, seed: int = 0) -> Panel:
             machines[n] = _Machine(n)
         m = machines[n]
         q = m.share(beta)
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(0)
         shares = m.model.sample(_DRAWS, beta=beta, rng=rng)[:, -1] ** 2 / n
-        counts = np.histogram(shares, _BINS)[0] / _DRAWS
-        curve.set_ydata(m.curve)
-        dot.set_data([beta], [q])
-        set_heights(bars, counts)
-        ax_h.set_ylim(0.0, max(0.1, 1.15 * float(counts.max())))
-        mean_line.set_xdata([q, q])
-        title.set_text(f"{_DRAWS} exact samples, N = {n}")
+        draw(m, beta, q, np.histogram(shares, _BINS)[0] / _DRAWS)
         phase = "condensed" if beta > 1 else "not condensed (q → 0 as N grows)"
         return f"β = {beta:.2f}, N = {n}: exact share q = {q:.3f}; {phase}"
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .._checks import check_data
 from ..data import letters_3x3, noisy_copies
 from ..exact import exact_moments
 from ..panel import Panel, choice, reference_line, slider
@@ -30,7 +29,9 @@ def default_data() -> np.ndarray:
 
 
 def _figure(data_pts, n_pairs, L_best, L_start):
-    """The panel's figure: L against the update, and model vs data moments."""
+    """The panel's figure: L against the update, and model vs data moments; and
+    ``draw(steps, L, n_steps, model_pts)`` that shows the L of a run of ``n_steps`` updates
+    and the model's moments (pairs first, as in ``data_pts``)."""
     fig, (ax_l, ax_m) = plt.subplots(1, 2, figsize=(9.0, 3.6), layout="constrained")
     (curve,) = ax_l.plot([0], [L_start], color=NAVY)  # the model's exact L; gray: reference
     reference_line(ax_l, L_best, f"maximum {L_best:.3f}")  # labelled on the line: no legend
@@ -47,7 +48,16 @@ def _figure(data_pts, n_pairs, L_best, L_start):
         title="moment matching (Eq. 5.6)",
     )
     ax_m.legend(loc="upper left")
-    return fig, ax_l, curve, pairs, means
+
+    def draw(steps, L, n_steps, model_pts) -> None:
+        curve.set_data(steps, L)
+        ax_l.set_xlim(0, n_steps)
+        low = max(min(L.min(), L_best) - 0.2, L_best - 15.0)
+        ax_l.set_ylim(low, L_best + 0.15 * (L_best - low))  # room for the label; L <= L_best
+        pairs.set_offsets(np.column_stack([C, model_pts[:n_pairs]]))
+        means.set_offsets(np.column_stack([m, model_pts[n_pairs:]]))
+
+    return fig, draw
 
 
 def _status(estimator: str, res, L_best: float, mismatch: float) -> str:
@@ -76,68 +86,45 @@ def _status(estimator: str, res, L_best: float, mismatch: float) -> str:
     )
 
 
-def training_panel(S=None, *, n_chains: int = 100, seed: int = 0) -> Panel:
-    """Train a fully visible Boltzmann machine from J = 0, theta = 0 with every Run.
-
-    Parameters
-    ----------
-    S : array_like, shape (D, N), ±1 data, N <= 12, optional
-        Training data (default :func:`default_data`).
-    n_chains : int
-        Chains of the Glauber negative phases.
-    seed : int
-        Seed of every run.
-
-    Returns
-    -------
-    Panel
-        Controls ``lr``, ``n_steps``, ``estimator`` (one of
-        :data:`bmlab.visible.VISIBLE_METHODS`) and ``k`` (Glauber sweeps per step).
-    """
-    S = default_data() if S is None else check_data(S, "S")
-    n = S.shape[1]
-    if n > 12:
-        raise ValueError(f"the training panel enumerates 2**N states: N <= 12, got N = {n}")
-    iu = np.triu_indices(n, 1)
-    data_pts = np.concatenate([(S.T @ S / len(S))[iu], S.mean(axis=0)])
-    L_best = visible_log_likelihood(visible_newton_fit(S), S)
-    zero = {"J": np.zeros((n, n)), "theta": np.zeros(n)}
-    fig, ax_l, curve, pairs, means = _figure(data_pts, len(iu[0]), L_best, -n * np.log(2))
+def training_panel() -> Panel:
+    """Train a fully visible Boltzmann machine on :func:`default_data` from J = 0, theta = 0
+    with every Run (seed 0; the Glauber negative phases run 100 chains)."""
     controls = {
         "lr": slider("lr", 0.2, 1e-3, 1e2, log=True, description="learning rate"),
-        "n_steps": slider("n_steps", 200, 10, 500, 10, description="steps"),
-        "estimator": choice(
+        "n_steps": slider("n_steps", 200, 10, 500, 10, description="steps"),  # updates per Run
+        "estimator": choice(  # the negative phase, one of bmlab.visible.VISIBLE_METHODS
             "estimator",
             "exact",
             [(v, k) for k, v in _LABELS.items()],
             description="negative phase",
             dropdown=True,
         ),
-        "k": slider("k", 1, 1, 10, description="sweeps k"),
+        "k": slider("k", 1, 1, 10, description="sweeps k"),  # Glauber sweeps per update
     }
+    S = default_data()
+    n = S.shape[1]
+    iu = np.triu_indices(n, 1)
+    data_pts = np.concatenate([(S.T @ S / len(S))[iu], S.mean(axis=0)])
+    L_best = visible_log_likelihood(visible_newton_fit(S), S)
+    zero = {"J": np.zeros((n, n)), "theta": np.zeros(n)}
+    fig, draw = _figure(data_pts, len(iu[0]), L_best, -n * np.log(2))
 
     def update(lr, n_steps, estimator, k):
         res = panel.train(
             zero,
-            visible_gradient(S, method=estimator, n_chains=n_chains, k=k),
+            visible_gradient(S, method=estimator, n_chains=100, k=k),
             n_steps=n_steps,
             lr=lr,
-            rng=np.random.default_rng(seed),  # the exact methods draw nothing from it
+            rng=np.random.default_rng(0),  # the exact methods draw nothing from it
             metrics={"L": lambda p: visible_log_likelihood(p, S)},
             record_every=max(1, n_steps // 100),
             max_abs=MAX_ABS_PARAM,
             on_diverge="stop",
         )
-        L = res.history["L"]
-        curve.set_data(res.history["step"], L)
-        ax_l.set_xlim(0, n_steps)
-        low = max(min(L.min(), L_best) - 0.2, L_best - 15.0)
-        ax_l.set_ylim(low, L_best + 0.15 * (L_best - low))  # room for the label; L <= L_best
         m, C = exact_moments(res.params["J"], res.params["theta"])
-        pairs.set_offsets(np.column_stack([data_pts[: len(iu[0])], C[iu]]))
-        means.set_offsets(np.column_stack([data_pts[len(iu[0]) :], m]))
-        mismatch = np.abs(np.concatenate([C[iu], m]) - data_pts).max()
-        return _status(estimator, res, L_best, mismatch)
+        model_pts = np.concatenate([C[iu], m])
+        draw(res.history["step"], res.history["L"], n_steps, model_pts)
+        return _status(estimator, res, L_best, np.abs(model_pts - data_pts).max())
 
     panel = Panel(
         fig, controls, update, title="Maximum-likelihood training (Eq. 5.4)", training=True
