@@ -44,6 +44,19 @@ def test_use_style_modes_and_palette(monkeypatch):
         bmlab.use_style("cinema")
 
 
+def test_switching_back_to_screen_leaves_nothing_of_the_projector(monkeypatch):
+    """A mode's settings do not outlive it: screen after projector is screen from scratch."""
+    monkeypatch.delenv("BMLAB_STYLE", raising=False)
+    keys = {key for mode in plotting._MODES.values() for key in mode}
+    with matplotlib.rc_context():
+        bmlab.use_style("screen")
+        fresh = {key: matplotlib.rcParams[key] for key in keys}
+        bmlab.use_style("projector")
+        bmlab.use_style("screen")
+        assert {key: matplotlib.rcParams[key] for key in keys} == fresh
+        assert matplotlib.rcParams["legend.fontsize"] == "medium"
+
+
 def test_save_figure_is_byte_identical_across_runs(tmp_path, monkeypatch):
     monkeypatch.setenv("BMLAB_FIGURES", str(tmp_path))
     monkeypatch.setenv("BMLAB_SAVE_FIGURES", "1")
