@@ -16,7 +16,8 @@ import numpy as np
 from scipy.special import expit, logsumexp
 
 from ._checks import check_binary, check_finite, check_positive_int, check_rng
-from .rbm import RBM, _softplus_sum
+from ._kernels import _softplus_sum, codes_to_states
+from .rbm import RBM
 
 __all__ = ["ais_log_partition"]
 
@@ -71,7 +72,7 @@ def ais_log_partition(
         V = check_binary(v, nv, "v").copy()
     elif nv <= 20:  # exact samples of p(v): inverse CDF over the codes, unit i = bit i
         codes = np.searchsorted(np.cumsum(rbm.visible_distribution()), rng.random(n), "right")
-        V = ((np.minimum(codes, 2**nv - 1)[:, None] >> np.arange(nv)) & 1).astype(float)
+        V = codes_to_states(np.minimum(codes, 2**nv - 1), nv, binary=True)
     else:
         raise ValueError(f"reverse AIS needs samples v of the model for n_visible = {nv} > 20")
     path = betas[::-1] if reverse else betas

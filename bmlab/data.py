@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import check_data, check_in_range, check_positive_int, check_rng
-from .exact import codes_to_states
+from ._kernels import codes_to_states
 
 
 def parity(n: int) -> np.ndarray:

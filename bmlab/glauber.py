@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import expit
 
 from ._checks import (
     check_beta,
@@ -24,7 +23,8 @@ from ._checks import (
     check_spins,
     check_theta,
 )
-from .exact import _energy, codes_to_states, state_codes
+from ._kernels import _energy, _transition_matrix
+from .exact import state_codes
 
 _N_MAX_TRANSITION = 12  # the matrix has 4**N entries: 128 MB at N = 12
 _BLOCK_ELEMENTS = 1 << 20  # uniforms drawn per block of sweeps (8 MB)
@@ -50,19 +50,6 @@ def glauber_transition_matrix(J, theta=None, beta=1.0) -> np.ndarray:
     """
     J = check_couplings(J, n_max=_N_MAX_TRANSITION, why=" (the matrix has 4**N entries)")
     return _transition_matrix(J, check_theta(theta, J.shape[0]), check_beta(beta))
-
-
-def _transition_matrix(J: np.ndarray, theta: np.ndarray, beta: float) -> np.ndarray:
-    """:func:`glauber_transition_matrix` from checked arguments (internal paths, e.g. panels)."""
-    n = J.shape[0]
-    codes = np.arange(2**n)
-    S = codes_to_states(codes, n)
-    dE = 2.0 * S * (S @ J + theta)  # cost of flipping each spin, shape (2**N, N)
-    w = expit(-beta * dE) / n  # Eq. 5.2, times 1/N for the choice of the site
-    T = np.zeros((2**n, 2**n))
-    np.put_along_axis(T, codes[:, None] ^ (1 << np.arange(n)), w, axis=1)
-    T[codes, codes] = 1.0 - w.sum(axis=1)
-    return T
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,8 @@ from ._checks import (
     check_positive_int,
     check_rng,
 )
-from .exact import _energy, codes_to_states, empirical_distribution
+from ._kernels import _energy, codes_to_states
+from .exact import empirical_distribution
 
 #: Largest joint system (visible + hidden units) handled by exact enumeration.
 _N_MAX_JOINT = 16

@@ -34,8 +34,8 @@ from ._checks import (
     check_positive_int,
     check_rng,
 )
+from ._kernels import codes_to_states
 from ._parallel import code_chunks, map_chunks, single_blas_thread
-from .exact import codes_to_states
 from .glauber import _swap_probability
 
 __all__ = [

@@ -26,8 +26,8 @@ from ._checks import (
     check_rng,
     check_theta,
 )
+from ._kernels import _softplus_sum, codes_to_states
 from ._parallel import code_chunks, map_chunks
-from .exact import codes_to_states
 
 __all__ = [
     "RBM",
@@ -38,27 +38,6 @@ __all__ = [
 
 _N_MAX_ENUM = 26  # largest smaller layer that exact quantities enumerate (2**26 states)
 _N_MAX_TABLE = 20  # largest visible layer for RBM.visible_distribution (a number per state)
-
-
-def _bits(codes, n: int) -> np.ndarray:
-    """{0,1} states of the given codes, shape (len(codes), n): :func:`codes_to_states` mapped
-    from ±1 to {0,1}."""
-    return (codes_to_states(codes, n) + 1.0) / 2.0
-
-
-def _softplus_sum(X: np.ndarray) -> np.ndarray:
-    """Row sums of log(1 + e^x) over ``X`` (r, n), shape (r,).
-
-    Speed trick: softplus(x) = max(x, 0) + log(1 + e^-|x|), and the logarithm is taken once per
-    row of the *product* of the factors 1 + e^-|x| in (1, 2]; blocks of 512 columns keep the
-    product below 2**512, far from overflow.
-    """
-    out = np.maximum(X, 0.0).sum(axis=1)
-    for start in range(0, X.shape[1], 512):
-        T = np.exp(-np.abs(X[:, start : start + 512]))
-        T += 1.0
-        out += np.log(T.prod(axis=1))
-    return out
 
 
 def _enumeration(W, a, b):
@@ -78,7 +57,7 @@ def _log_partition(W, a, b) -> float:
     n, M, c, d = _enumeration(W, a, b)
 
     def part(start, stop):
-        S = _bits(np.arange(start, stop), n)
+        S = codes_to_states(np.arange(start, stop), n, binary=True)
         return logsumexp(S @ c + _softplus_sum(S @ M + d))
 
     return float(logsumexp(map_chunks(part, code_chunks(n, M.shape[1], 1 << 16))))
@@ -90,7 +69,9 @@ def _model_moments(W, a, b):
     n, M, c, d = _enumeration(W, a, b)
 
     def part(start, stop):
-        S = _bits(np.arange(start, stop), n)  # states of the enumerated layer
+        S = codes_to_states(
+            np.arange(start, stop), n, binary=True
+        )  # states of the enumerated layer
         X = S @ M + d  # field on the summed-out layer
         lw = S @ c + _softplus_sum(X)
         lse = logsumexp(lw)
@@ -202,7 +183,11 @@ class RBM:
                 f"visible_distribution returns 2**n_visible numbers; n_visible "
                 f"= {self.W.shape[0]}, at most {_N_MAX_TABLE} allowed"
             )
-        return np.exp(self.log_prob(_bits(np.arange(2 ** self.W.shape[0]), self.W.shape[0])))
+        return np.exp(
+            self.log_prob(
+                codes_to_states(np.arange(2 ** self.W.shape[0]), self.W.shape[0], binary=True)
+            )
+        )
 
     def exact_gradient(self, V) -> dict:
         """Gradient of the mean log-likelihood of the rows of ``V`` (m, n_visible), Section 5.6:

@@ -48,7 +48,7 @@ def _mutants(module, tests, *rows):
 
 MUTANTS = [
     *_mutants(
-        "exact",
+        "_kernels",
         EXACT,
         ("exact: energy without the 1/2", "-0.5 * np.einsum", "-1.0 * np.einsum"),
         (
@@ -58,18 +58,61 @@ MUTANTS = [
         ),
         (
             "exact: state order reversed (bit 1 -> spin -1)",
-            "return 2.0 * bits - 1.0",
-            "return 1.0 - 2.0 * bits",
+            "else 2.0 * bits - 1.0",
+            "else 1.0 - 2.0 * bits",
         ),
+        (
+            "exact: Boltzmann weight exp(+beta E)",
+            "-beta * _energy(codes_to_states",
+            "beta * _energy(codes_to_states",
+        ),
+        ("exact: probabilities not normalised", "logw -= logsumexp(logw)", "logw -= logw.max()"),
+    ),
+    *_mutants(
+        "_kernels",
+        GLAUBER,
+        (
+            "glauber: transition matrix with sigma(beta h) for sigma(2 beta h)",
+            "dE = 2.0 * S * (S @ J + theta)",
+            "dE = S * (S @ J + theta)",
+        ),
+        (
+            "glauber: transition matrix without the 1/N site choice",
+            "w = expit(-beta * dE) / n",
+            "w = expit(-beta * dE)",
+        ),
+        (
+            "glauber: transition matrix stay probability",
+            "T[codes, codes] = 1.0 - w.sum(axis=1)",
+            "T[codes, codes] = w.sum(axis=1)",
+        ),
+        (
+            "glauber: transition matrix flips the mirrored bit",
+            "codes[:, None] ^ (1 << np.arange(n))",
+            "codes[:, None] ^ (1 << np.arange(n)[::-1])",
+        ),
+    ),
+    *_mutants(
+        "_kernels",
+        RBM,
+        (
+            "rbm: softplus block off by one at 512 columns",
+            "X[:, start : start + 512]",
+            "X[:, start : start + 511]",
+        ),
+        (
+            "rbm: softplus without the absolute value",
+            "np.exp(-np.abs(X[:, start",
+            "np.exp(-(X[:, start",
+        ),
+    ),
+    *_mutants(
+        "exact",
+        EXACT,
         (
             "exact: state codes count the -1 spins",
             "(S > 0).astype(np.int64)",
             "(S < 0).astype(np.int64)",
-        ),
-        (
-            "exact: Boltzmann weight exp(+beta E)",
-            "= -beta * _energy(S, J, theta)",
-            "= beta * _energy(S, J, theta)",
         ),
         (
             "exact: split log Z with half the cross term",
@@ -82,7 +125,6 @@ MUTANTS = [
             "return gA[start:stop] + np.log",
         ),
         ("exact: split log Z subtracts the B energies", "M += gB", "M -= gB"),
-        ("exact: probabilities not normalised", "logw -= logsumexp(logw)", "logw -= logw.max()"),
         ("exact: moments keep only the last chunk", "m += w @ S", "m = w @ S"),
         ("exact: <s_i s_i> set to 0", "np.fill_diagonal(C, 1.0)", "np.fill_diagonal(C, 0.0)"),
         (
@@ -109,26 +151,6 @@ MUTANTS = [
     *_mutants(
         "glauber",
         GLAUBER,
-        (
-            "glauber: transition matrix with sigma(beta h) for sigma(2 beta h)",
-            "dE = 2.0 * S * (S @ J + theta)",
-            "dE = S * (S @ J + theta)",
-        ),
-        (
-            "glauber: transition matrix without the 1/N site choice",
-            "w = expit(-beta * dE) / n",
-            "w = expit(-beta * dE)",
-        ),
-        (
-            "glauber: transition matrix stay probability",
-            "T[codes, codes] = 1.0 - w.sum(axis=1)",
-            "T[codes, codes] = w.sum(axis=1)",
-        ),
-        (
-            "glauber: transition matrix flips the mirrored bit",
-            "codes[:, None] ^ (1 << np.arange(n))",
-            "codes[:, None] ^ (1 << np.arange(n)[::-1])",
-        ),
         (
             "glauber: sampler uses sigma(beta h) for sigma(2 beta h)",
             "scale = -2.0 if per_chain else -2.0 * beta",
@@ -187,16 +209,6 @@ MUTANTS = [
     *_mutants(
         "rbm",
         RBM,
-        (
-            "rbm: softplus block off by one at 512 columns",
-            "X[:, start : start + 512]",
-            "X[:, start : start + 511]",
-        ),
-        (
-            "rbm: softplus without the absolute value",
-            "np.exp(-np.abs(X[:, start",
-            "np.exp(-(X[:, start",
-        ),
         (
             "rbm: log Z field with the bias sign flipped",
             "_softplus_sum(S @ M + d))",
