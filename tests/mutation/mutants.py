@@ -187,8 +187,8 @@ MUTANTS = [
         ("glauber: block boundary skips a sweep", "done += steps // n", "done += steps // n + 1"),
         (
             "glauber: one record too few",
-            "n_records = n_sweeps * n // every",
-            "n_records = n_sweeps * n // every - 1",
+            "n_records = c.n_sweeps * n // every",
+            "n_records = c.n_sweeps * n // every - 1",
         ),
         (
             "glauber: record times start at 0",
