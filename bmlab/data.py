@@ -95,6 +95,6 @@ def noisy_copies(patterns, n_copies: int, flip_prob: float, *, rng) -> np.ndarra
     xi = check_data(patterns, "patterns")
     n_copies = check_positive_int(n_copies, "n_copies", maximum=10**6)
     flip_prob = check_in_range(flip_prob, "flip_prob", 0.0, 0.5)
-    rng = check_rng(rng)
+    rng = check_rng(rng, "noisy_copies")
     S = np.repeat(xi, n_copies, axis=0)
     return np.where(rng.random(S.shape) < flip_prob, -S, S)

@@ -241,7 +241,7 @@ def sample_exact(J, theta=None, *, beta=1.0, n_samples, rng) -> np.ndarray:
     S : ndarray of float64, shape (n_samples, N), entries ±1
     """
     n_samples = check_positive_int(n_samples, "n_samples", maximum=10**8)
-    rng = check_rng(rng)
+    rng = check_rng(rng, "sample_exact")
     p = boltzmann_probs(J, theta, beta)
     codes = rng.choice(p.size, size=n_samples, p=p)
     return codes_to_states(codes, np.asarray(J).shape[0])

@@ -20,6 +20,7 @@ from scipy.special import expit, logsumexp
 
 from ._checks import (
     check_binary,
+    check_data,
     check_finite,
     check_in_range,
     check_positive_int,
@@ -111,7 +112,7 @@ class RBM:
         (m, n_visible) {0,1}, the log-odds of its column means clipped to [1e-3, 1 - 1e-3]."""
         n_visible = check_positive_int(n_visible, "n_visible")
         n_hidden = check_positive_int(n_hidden, "n_hidden")
-        rng = check_rng(rng)
+        rng = check_rng(rng, "RBM.random")
         a = np.zeros(n_visible)
         if data is not None:
             p = np.clip(np.mean(check_binary(data, n_visible, "data"), axis=0), 1e-3, 1 - 1e-3)
@@ -151,7 +152,7 @@ class RBM:
         {0,1} floats of the shape of ``V``."""
         V2, one = self._v(V)
         k = check_in_range(k, "k", 0, 10**9, integer=True)
-        rng = check_rng(rng)
+        rng = check_rng(rng, "RBM.gibbs")
         for _ in range(k):
             H = rng.random((len(V2), self.W.shape[1])) < expit(V2 @ self.W + self.b)
             V2 = (rng.random(V2.shape) < expit(H @ self.W.T + self.a)).astype(float)
@@ -160,7 +161,7 @@ class RBM:
     def sample(self, n: int, *, n_steps: int, rng) -> np.ndarray:
         """``n`` chains of ``n_steps`` block-Gibbs steps from fair coin flips, (n, n_visible)."""
         n = check_positive_int(n, "n")
-        rng = check_rng(rng)
+        rng = check_rng(rng, "RBM.sample")
         return self.gibbs((rng.random((n, self.W.shape[0])) < 0.5).astype(float), n_steps, rng=rng)
 
     def log_partition(self) -> float:
@@ -209,7 +210,7 @@ class ExactRBMGradient:
     (m, n_visible), {0,1}; see :meth:`RBM.exact_gradient`. Draws nothing: ``rng`` is ignored."""
 
     def __init__(self, data):
-        self.data = np.atleast_2d(check_binary(data, np.shape(data)[-1], "data"))
+        self.data = check_data(data, binary=True)
 
     def __call__(self, params, rng=None) -> dict:
         return _exact_gradient(self.data, params["W"], params["a"], params["b"])
@@ -220,7 +221,7 @@ class _Minibatches:
     ``rng`` at the start of each epoch and consumed ``batch_size`` at a time."""
 
     def __init__(self, data, k: int = 1, *, batch_size=None):
-        self.data = np.atleast_2d(check_binary(data, np.shape(data)[-1], "data"))
+        self.data = check_data(data, binary=True)
         m = len(self.data)
         self.batch_size = (
             m if batch_size is None else check_positive_int(batch_size, "batch_size", maximum=m)

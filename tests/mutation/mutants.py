@@ -396,13 +396,13 @@ MUTANTS = [
         HIDDEN,
         (
             "hidden: disabled biases still get a gradient",
-            '"theta": m * self.bias_mask}',
+            '"theta": m * machine.bias_mask}',
             '"theta": m}',
         ),
         (
             "hidden: coupling gradient twice too large",
-            '"J": 0.5 * (C + C.T) * self.mask',
-            '"J": (C + C.T) * self.mask',
+            '"J": 0.5 * (C + C.T) * machine.mask',
+            '"J": (C + C.T) * machine.mask',
         ),
         (
             "hidden: phases swapped (model minus clamped)",
@@ -448,8 +448,12 @@ MUTANTS = [
             'init = chains if method == "persistent"',
             'init = "random" if method == "persistent"',
         ),
-        ("visible: phases swapped for J", "G = C_data - C", "G = C - C_data"),
-        ("visible: phases swapped for theta", '"theta": m_data - m}', '"theta": m - m_data}'),
+        ("visible: phases swapped for J", "G = self.C_data - C", "G = C - self.C_data"),
+        (
+            "visible: phases swapped for theta",
+            '"theta": self.m_data - m}',
+            '"theta": m - self.m_data}',
+        ),
         (
             "visible: diagonal of the J gradient not zeroed",
             "np.fill_diagonal(G, 0.0)",
@@ -457,8 +461,8 @@ MUTANTS = [
         ),
         (
             "visible: sampled negative phase taken from the data",
-            "return ascent(*_moments(chains))",
-            "return ascent(*_moments(S))",
+            "return self._ascent(*_moments(self.chains))",
+            "return self._ascent(self.m_data, self.C_data)",
         ),
         (
             "visible: log-likelihood without the 1/2",
