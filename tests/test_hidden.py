@@ -283,3 +283,10 @@ def test_each_bias_switch_acts_on_its_own_layer(visible_bias, hidden_bias):
     g = HiddenGradient(m, np.array(spins(3))[[0, 1, 1, 6]])(p)["theta"]
     assert np.all(g[~m.bias_mask] == 0.0) and np.all(np.abs(g[m.bias_mask]) > 1e-6)
     assert np.all(p["theta"][~m.bias_mask] == 0.0) and np.all(p["theta"][m.bias_mask] != 0.0)
+
+
+def test_data_with_no_rows_is_a_value_error_naming_it():
+    m = HiddenMachine(3, 1)
+    for call in (lambda D: HiddenGradient(m, D), m.metrics):
+        with pytest.raises(ValueError, match=r"data must .*m >= 1"):
+            call(np.ones((0, 3)))

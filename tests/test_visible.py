@@ -183,3 +183,18 @@ def test_validation(setup):
         visible_newton_fit(S, weight_decay=-1.0)
     with pytest.raises(ValueError, match="symmetric"):
         VisibleGradient(S)({"J": np.triu(np.ones((N, N)), 1), "theta": np.zeros(N)})
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda S: VisibleGradient(S),
+        lambda S: VisibleGradient(S, method="persistent"),
+        lambda S: visible_log_likelihood({"J": np.zeros((3, 3)), "theta": np.zeros(3)}, S),
+        lambda S: visible_newton_fit(S),
+    ],
+)
+def test_data_with_no_rows_is_a_value_error_naming_it(call):
+    """A (0, N) data set has no mean: a clear error, not a NaN and a warning."""
+    with pytest.raises(ValueError, match=r"S must .*m >= 1"):
+        call(np.ones((0, 3)))

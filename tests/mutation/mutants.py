@@ -531,8 +531,8 @@ MUTANTS = [
         AIS,
         (
             "ais: reverse estimate on the wrong side",
-            "log_z0 - log_r if reverse",
-            "log_z0 + log_r if reverse",
+            "log_Z0 - log_r if reverse",
+            "log_Z0 + log_r if reverse",
         ),
         ("ais: base forgets the hidden units' log 2", "nh * np.log(2.0)", "nh * np.log(1.0)"),
         ("ais: hidden step at beta = 1 throughout", "expit(beta_new * X)", "expit(X)"),
@@ -604,6 +604,11 @@ MUTANTS = [
     *_mutants(
         "exercises",
         EXERCISES,
+        (
+            "exercises: an unknown id with no answer yet says 'not yet'",
+            "if exercise_id not in EXERCISES:",
+            "if answer is not None and exercise_id not in EXERCISES:",
+        ),
         ("exercises: answers not salted with the id", 'f"{exercise_id}:{text}"', 'f"{text}"'),
         (
             "exercises: -0.000 hashed apart from 0.000",
@@ -801,6 +806,33 @@ MUTANTS = [
             "spherical: nodes at once with the wrong sign of the arctangent",
             "+ 1j * np.arctan2(b, 1 + a)",
             "- 1j * np.arctan2(b, 1 + a)",
+        ),
+    ),
+    *_mutants(
+        "_checks",
+        ("tests/test_exact.py", "tests/test_spherical.py"),
+        (
+            "checks: symmetry tolerance not scaled by the largest entry",
+            "atol=1e-12 * scale)",
+            "atol=1e-12)",
+        ),
+    ),
+    *_mutants(
+        "_checks",
+        ("tests/test_exact.py", "tests/test_visible.py"),
+        (
+            "checks: ±1 states with no rows accepted",
+            "S.shape[-1] != n or S.size == 0",
+            "S.shape[-1] != n",
+        ),
+    ),
+    *_mutants(
+        "_checks",
+        RBM,
+        (
+            "checks: {0,1} states with no rows accepted",
+            "V.shape[-1] != n or V.size == 0",
+            "V.shape[-1] != n",
         ),
     ),
 ]
