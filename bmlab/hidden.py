@@ -25,11 +25,11 @@ from ._checks import (
     check_bool,
     check_couplings,
     check_data,
-    check_finite,
     check_in_range,
     check_n_states,
     check_positive_int,
     check_rng,
+    check_theta,
 )
 from ._kernels import _energy, codes_to_states
 from .exact import empirical_distribution
@@ -109,14 +109,9 @@ class HiddenMachine:
         if not isinstance(params, Mapping) or not {"J", "theta"} <= set(params):
             raise TypeError("params must be a dict with keys 'J' and 'theta'")
         n = self.n_units
-        J = check_finite(params["J"], "params['J']")
-        theta = check_finite(params["theta"], "params['theta']")
-        if J.shape != (n, n) or theta.shape != (n,):
-            raise ValueError(
-                f"params must have shapes J ({n}, {n}) and theta ({n},), "
-                f"got {J.shape} and {theta.shape}"
-            )
-        J = check_couplings(J)  # symmetric, zero diagonal
+        J, theta = check_couplings(params["J"]), check_theta(params["theta"], n)
+        if J.shape != (n, n):
+            raise ValueError(f"J must have shape ({n}, {n}), got {J.shape}")
         if np.any(J[~self.mask & ~np.eye(n, dtype=bool)] != 0):
             raise ValueError(
                 "params['J'] has a coupling the mask forbids (a restricted machine "

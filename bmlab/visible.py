@@ -13,7 +13,8 @@ import numpy as np
 from ._checks import (
     check_choice,
     check_data,
-    check_finite,
+    check_in_range,
+    check_n_states,
     check_positive_int,
     check_rng,
 )
@@ -127,12 +128,8 @@ def visible_newton_fit(
     dict {"J": (N, N), "theta": (N,)}
     """
     S = check_data(S, "S")
-    n = S.shape[1]
-    if n > 12:
-        raise ValueError(f"the Newton fit builds a 2**N x P table: N <= 12, got N = {n}")
-    weight_decay = float(check_finite(weight_decay, "weight_decay"))
-    if weight_decay < 0:
-        raise ValueError(f"weight_decay must be >= 0, got {weight_decay}")
+    n = check_n_states(S.shape[1], 12, "N", " (the Newton fit builds a 2**N x P table)")
+    weight_decay = check_in_range(weight_decay, "weight_decay", 0.0, 1e6)
     iu = np.triu_indices(n, 1)
     s = all_states(n).astype(float)
     phi = np.concatenate([s[:, iu[0]] * s[:, iu[1]], s], axis=1)

@@ -22,14 +22,18 @@ DASHBOARDS = sorted((ROOT / "dashboards").glob("*.ipynb"))
 BENCHMARKS = sorted((ROOT / "benchmarks").glob("*.py"))
 #: Where a public name may be used for it to count as used (tests do not count).
 USERS = [*NOTEBOOKS, *DASHBOARDS, *BENCHMARKS, *sorted((ROOT / "tools").glob("*.py")), *MODULES]
-#: The spherical machine (notebook 06) and the RBM's phase diagram (notebook 07) are counted
-#: apart: each may add its own size, no more.
+#: The spherical machine (notebook 06), the RBM's phase diagram (notebook 07) and the
+#: spherical posterior's core module (notebook 06b, with its exports in bmlab/__init__.py) are
+#: counted apart: each may add its own size, no more.
 APART = {
     PACKAGE / "spherical.py",
     PACKAGE / "widgets" / "spherical.py",
     PACKAGE / "phases.py",
     PACKAGE / "widgets" / "phases.py",
+    PACKAGE / "posterior.py",
 }
+#: Modules whose exports in bmlab/__init__.py are counted apart with them.
+APART_EXPORTS = {"posterior"}
 PANEL_MODULES = [p for p in MODULES if "widgets" in p.parts or p.name == "panel.py"]
 CORE_MODULES = [p for p in MODULES if p not in PANEL_MODULES]
 #: Line budgets (formatted code, docstrings included) and sizes of one function or class.
@@ -43,7 +47,8 @@ CORE_MODULES = [p for p in MODULES if p not in PANEL_MODULES]
 #: lines) and its exports in bmlab/__init__.py (10), the panels by bmlab/widgets/posterior.py
 #: (151) and its two registry lines; the panel's phase names with 4-standard-error margins
 #: (pooled over both chains, "undecided" drawn as "?") added 15 to the latter.
-MAX_CORE, MAX_PANELS, MAX_FUNCTION = 2300 + 3 + 283, 1500 + 2 + 2 + 48 + 153 + 15, 80
+#: Issue 30 brought the core back to 2300 with bmlab/posterior.py and its exports counted apart.
+MAX_CORE, MAX_PANELS, MAX_FUNCTION = 2300, 1500 + 2 + 2 + 48 + 153 + 15, 80
 MAX_CLASS = 300
 
 
@@ -51,8 +56,22 @@ def _tree(path: Path) -> ast.Module:
     return ast.parse(path.read_text(), filename=str(path))
 
 
+def _apart_exports() -> int:
+    """Lines of bmlab/__init__.py that import and list the names of APART_EXPORTS' modules."""
+    tree, text = _tree(PACKAGE / "__init__.py"), (PACKAGE / "__init__.py").read_text()
+    imports = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.module in APART_EXPORTS
+    ]
+    names = {alias.name for node in imports for alias in node.names}
+    listed = sum(line.strip() in {f'"{name}",' for name in names} for line in text.splitlines())
+    return sum(node.end_lineno - node.lineno + 1 for node in imports) + listed
+
+
 def _lines(paths) -> int:
-    return sum(len(path.read_text().splitlines()) for path in paths if path not in APART)
+    total = sum(len(path.read_text().splitlines()) for path in paths if path not in APART)
+    return total - (_apart_exports() if PACKAGE / "__init__.py" in paths else 0)
 
 
 def _public_definitions(path: Path) -> list[str]:

@@ -490,8 +490,8 @@ MUTANTS = [
         DATA,
         (
             "data: bars and stripes miss the last pattern",
-            "codes_to_states(np.arange(2**n), n) + 1.0",
-            "codes_to_states(np.arange(2**n - 1), n) + 1.0",
+            "codes_to_states(np.arange(2**n), n, binary=True)",
+            "codes_to_states(np.arange(2**n - 1), n, binary=True)",
         ),
         (
             "data: bars and stripes in the wrong order",
