@@ -73,6 +73,7 @@ def main() -> None:
             "bmlab/learning.py",
             "bmlab/data.py",
             "bmlab/exact.py",
+            "bmlab/_kernels.py",
             "bmlab/_parallel.py",
             "bmlab/_checks.py",
             "benchmarks/record_ais_digits.py",
