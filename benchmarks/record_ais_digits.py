@@ -46,9 +46,9 @@ def main() -> None:
             model, n_betas=N_BETAS, n_chains=N_CHAINS, rng=rng, reverse=True, v=v, a_base=init.a
         )
         row = {
-            "log_z_ais": fwd.log_z,
+            "log_z_ais": fwd.log_Z,
             "stderr_ais": fwd.stderr,
-            "log_z_reverse": rev.log_z,
+            "log_z_reverse": rev.log_Z,
             "stderr_reverse": rev.stderr,
             "log_z_exact": model.log_partition() if nh <= 20 else None,
         }
@@ -73,6 +73,7 @@ def main() -> None:
             "bmlab/learning.py",
             "bmlab/data.py",
             "bmlab/exact.py",
+            "bmlab/_kernels.py",
             "bmlab/_parallel.py",
             "bmlab/_checks.py",
             "benchmarks/record_ais_digits.py",

@@ -113,6 +113,7 @@ def main() -> None:
         "bmlab/learning.py",
         "bmlab/data.py",
         "bmlab/exact.py",
+        "bmlab/_kernels.py",
         "bmlab/_parallel.py",
         "bmlab/_checks.py",
         "benchmarks/record_bas3_slow.py",

@@ -109,6 +109,7 @@ def main(which: str = "cd") -> None:
         "bmlab/learning.py",
         "bmlab/data.py",
         "bmlab/exact.py",
+        "bmlab/_kernels.py",
         "bmlab/_parallel.py",
         "bmlab/_checks.py",
         "benchmarks/record_bas4_cd.py",

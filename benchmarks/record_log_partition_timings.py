@@ -25,6 +25,7 @@ SOURCES = [
     "bmlab/_checks.py",
     "bmlab/_parallel.py",
     "bmlab/exact.py",
+    "bmlab/_kernels.py",
     "benchmarks/record_log_partition_timings.py",
 ]
 

@@ -108,6 +108,7 @@ def main() -> None:
         "bmlab/phases.py",
         "bmlab/glauber.py",
         "bmlab/exact.py",
+        "bmlab/_kernels.py",
         "bmlab/_parallel.py",
         "bmlab/_checks.py",
         "benchmarks/record_phases_compositional.py",

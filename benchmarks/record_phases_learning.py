@@ -212,6 +212,7 @@ def main() -> None:
         "bmlab/learning.py",
         "bmlab/glauber.py",
         "bmlab/exact.py",
+        "bmlab/_kernels.py",
         "bmlab/_parallel.py",
         "bmlab/_checks.py",
         "benchmarks/record_phases_learning.py",

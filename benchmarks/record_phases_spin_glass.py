@@ -80,6 +80,7 @@ def main() -> None:
         "bmlab/phases.py",
         "bmlab/glauber.py",
         "bmlab/exact.py",
+        "bmlab/_kernels.py",
         "bmlab/_parallel.py",
         "bmlab/_checks.py",
         "benchmarks/record_phases_spin_glass.py",

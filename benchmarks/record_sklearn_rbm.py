@@ -172,6 +172,7 @@ def main():
         "bmlab/learning.py",
         "bmlab/data.py",
         "bmlab/exact.py",
+        "bmlab/_kernels.py",
         "bmlab/_parallel.py",
         "bmlab/_checks.py",
         "benchmarks/record_sklearn_rbm.py",

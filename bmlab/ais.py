@@ -15,14 +15,15 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import expit, logsumexp
 
-from ._checks import check_binary, check_finite, check_positive_int, check_rng
-from .rbm import RBM, _softplus_sum
+from ._checks import check_binary, check_positive_int, check_rng, check_theta
+from ._kernels import _softplus_sum, codes_to_states
+from .rbm import RBM
 
 __all__ = ["ais_log_partition"]
 
 
 class _AISResult(NamedTuple):
-    log_z: float  # the estimate of log Z
+    log_Z: float  # the estimate of log Z
     stderr: float  # its standard error (delta method on the mean importance weight)
     log_w: np.ndarray  # the chains' log importance weights, shape (n_chains,)
 
@@ -47,18 +48,16 @@ def ais_log_partition(
 
     Returns
     -------
-    result : NamedTuple ``(log_z, stderr, log_w)``; ``log_w`` has shape (n_chains,).
+    result : NamedTuple ``(log_Z, stderr, log_w)``; ``log_w`` has shape (n_chains,).
     Each temperature applies one block-Gibbs step at beta (h | v, then v | h).
     """
     if not isinstance(rbm, RBM):
         raise TypeError(f"rbm must be a bmlab.RBM, got {type(rbm).__name__}")
     K = check_positive_int(n_betas, "n_betas")
     n = check_positive_int(n_chains, "n_chains")
-    rng = check_rng(rng)
+    rng = check_rng(rng, "ais_log_partition")
     nv, nh = rbm.W.shape
-    a0 = rbm.a if a_base is None else check_finite(a_base, "a_base")
-    if a0.shape != (nv,):
-        raise ValueError(f"a_base must have shape ({nv},), got {a0.shape}")
+    a0 = rbm.a if a_base is None else check_theta(a_base, nv, "a_base")
     if v is not None and (not reverse or np.shape(v) != (n, nv)):
         raise ValueError(f"v is for reverse=True only, with shape ({n}, {nv}); got {np.shape(v)}")
     W = rbm.W
@@ -71,7 +70,7 @@ def ais_log_partition(
         V = check_binary(v, nv, "v").copy()
     elif nv <= 20:  # exact samples of p(v): inverse CDF over the codes, unit i = bit i
         codes = np.searchsorted(np.cumsum(rbm.visible_distribution()), rng.random(n), "right")
-        V = ((np.minimum(codes, 2**nv - 1)[:, None] >> np.arange(nv)) & 1).astype(float)
+        V = codes_to_states(np.minimum(codes, 2**nv - 1), nv, binary=True)
     else:
         raise ValueError(f"reverse AIS needs samples v of the model for n_visible = {nv} > 20")
     path = betas[::-1] if reverse else betas
@@ -86,8 +85,8 @@ def ais_log_partition(
         if beta_new not in (0.0, 1.0):  # no transition needed at the path's end
             H = rng.random((n, nh)) < expit(beta_new * X)
             V = (rng.random((n, nv)) < expit(a0 + beta_new * (da + H @ W.T))).astype(float)
-    log_z0 = float(np.logaddexp(0.0, a0).sum() + nh * np.log(2.0))
+    log_Z0 = float(np.logaddexp(0.0, a0).sum() + nh * np.log(2.0))
     log_r = float(logsumexp(log_w) - np.log(n))  # log of the mean importance weight
     w = np.exp(log_w - log_w.max())
     stderr = float(np.std(w) / (np.sqrt(n) * np.mean(w)))
-    return _AISResult(log_z0 - log_r if reverse else log_z0 + log_r, stderr, log_w)
+    return _AISResult(log_Z0 - log_r if reverse else log_Z0 + log_r, stderr, log_w)

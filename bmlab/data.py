@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import check_data, check_in_range, check_positive_int, check_rng
-from .exact import codes_to_states
+from ._kernels import codes_to_states
 
 
 def parity(n: int) -> np.ndarray:
@@ -23,9 +23,7 @@ def parity(n: int) -> np.ndarray:
 def one_hot(n: int) -> np.ndarray:
     """The n strings of n ±1 spins with exactly one +1 (row k: +1 at k), shape (n, n),
     n >= 2 (notebook 04): fixed by its first and second moments."""
-    n = check_positive_int(n, "n", maximum=20)
-    if n < 2:
-        raise ValueError(f"n must be at least 2 for a one-hot set, got {n}")
+    n = check_in_range(n, "n", 2, 20, integer=True)
     return 2.0 * np.eye(n) - 1.0
 
 
@@ -38,19 +36,15 @@ def bars_and_stripes(n: int) -> np.ndarray:
 
     Returns ``V`` of shape (2**(n+1), n*n), row-major images (pixel (r, c) is column r*n + c).
     """
-    n = check_positive_int(n, "n", maximum=8)
-    if n < 2:
-        raise ValueError(f"n must be at least 2 for bars and stripes, got {n}")
-    subsets = (codes_to_states(np.arange(2**n), n) + 1.0) / 2.0  # (2**n, n), {0,1}
+    n = check_in_range(n, "n", 2, 8, integer=True)
+    subsets = codes_to_states(np.arange(2**n), n, binary=True)  # (2**n, n)
     return np.concatenate([np.repeat(subsets, n, axis=1), np.tile(subsets, (1, n))])
 
 
 def max_log_likelihood(V) -> float:
-    """The best possible mean log-likelihood of the rows of ``V`` (m, n): that of their own
+    """The best possible mean log-likelihood of the rows of ``V`` (m, n), {0,1}: that of their own
     empirical distribution, (1/m) sum_r log(count(v_r) / m), in nats."""
-    V = np.asarray(V)
-    if V.ndim != 2 or V.shape[0] < 1:
-        raise ValueError(f"V must have shape (m, n) with m >= 1, got {V.shape}")
+    V = check_data(V, "V", binary=True)
     _, inverse, counts = np.unique(V, axis=0, return_inverse=True, return_counts=True)
     return float(np.mean(np.log(counts[inverse.ravel()] / V.shape[0])))
 
@@ -95,6 +89,6 @@ def noisy_copies(patterns, n_copies: int, flip_prob: float, *, rng) -> np.ndarra
     xi = check_data(patterns, "patterns")
     n_copies = check_positive_int(n_copies, "n_copies", maximum=10**6)
     flip_prob = check_in_range(flip_prob, "flip_prob", 0.0, 0.5)
-    rng = check_rng(rng)
+    rng = check_rng(rng, "noisy_copies")
     S = np.repeat(xi, n_copies, axis=0)
     return np.where(rng.random(S.shape) < flip_prob, -S, S)

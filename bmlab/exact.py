@@ -27,6 +27,7 @@ from ._checks import (
     check_spins,
     check_theta,
 )
+from ._kernels import _energy, _log_weights, _probs, codes_to_states
 from ._parallel import code_chunks, map_chunks
 
 #: Largest N for which functions return all 2**N probabilities (2**24 doubles = 128 MB).
@@ -34,26 +35,6 @@ N_MAX_TABLE = 24
 #: Largest N for :func:`log_partition` (half-split enumeration, memory bounded).
 N_MAX_LOGZ = 32
 _WHY_TABLE = " (the function returns or stores all 2**N states)"
-
-
-def codes_to_states(codes, n: int) -> np.ndarray:
-    """Decode integer state codes into ±1 spins.
-
-    Parameters
-    ----------
-    codes : array_like of int, shape (m,)
-        State codes in ``range(2**n)``.
-    n : int
-        Number of spins.
-
-    Returns
-    -------
-    S : ndarray of float64, shape (m, n)
-        ``S[r, i] = +1`` iff bit ``i`` of ``codes[r]`` is 1, else -1.
-    """
-    codes = np.asarray(codes, dtype=np.int64)
-    bits = (codes[:, None] >> np.arange(n, dtype=np.int64)) & 1
-    return 2.0 * bits - 1.0
 
 
 def state_codes(S) -> np.ndarray:
@@ -111,21 +92,6 @@ def energy(S, J, theta=None) -> np.ndarray | float:
     S = check_spins(S, n)
     E = _energy(np.atleast_2d(S), J, theta)
     return float(E[0]) if S.ndim == 1 else E
-
-
-def _energy(S: np.ndarray, J: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    """Energies of a batch (m, n) of ±1 states; no validation."""
-    return -0.5 * np.einsum("ci,ci->c", S @ J, S) - S @ theta
-
-
-def _log_weights(J: np.ndarray, theta: np.ndarray, beta: float) -> np.ndarray:
-    """-beta E(s) for all 2**N states in ``all_states`` order, built chunk by chunk."""
-    n = J.shape[0]
-    out = np.empty(2**n)
-    for start, stop in code_chunks(n, n):
-        S = codes_to_states(np.arange(start, stop), n)
-        out[start:stop] = -beta * _energy(S, J, theta)
-    return out
 
 
 def log_partition(J, theta=None, beta=1.0) -> float:
@@ -190,13 +156,6 @@ def boltzmann_probs(J, theta=None, beta=1.0) -> np.ndarray:
     """
     J = check_couplings(J, n_max=N_MAX_TABLE, why=_WHY_TABLE)
     return _probs(J, check_theta(theta, J.shape[0]), check_beta(beta))
-
-
-def _probs(J: np.ndarray, theta: np.ndarray, beta: float) -> np.ndarray:
-    """p(s) of all 2**N states from checked arguments (internal paths, e.g. panels)."""
-    logw = _log_weights(J, theta, beta)
-    logw -= logsumexp(logw)
-    return np.exp(logw)
 
 
 def moments_from_probs(p: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -282,7 +241,7 @@ def sample_exact(J, theta=None, *, beta=1.0, n_samples, rng) -> np.ndarray:
     S : ndarray of float64, shape (n_samples, N), entries ±1
     """
     n_samples = check_positive_int(n_samples, "n_samples", maximum=10**8)
-    rng = check_rng(rng)
+    rng = check_rng(rng, "sample_exact")
     p = boltzmann_probs(J, theta, beta)
     codes = rng.choice(p.size, size=n_samples, p=p)
     return codes_to_states(codes, np.asarray(J).shape[0])

@@ -10,9 +10,9 @@ sites 0..N-1 in turn (``order="sequential"``) or N sites drawn uniformly at rand
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
-from scipy.special import expit
 
 from ._checks import (
     check_beta,
@@ -24,10 +24,12 @@ from ._checks import (
     check_spins,
     check_theta,
 )
-from .exact import _energy, codes_to_states, state_codes
+from ._kernels import _energy, _transition_matrix
+from .exact import state_codes
 
 _N_MAX_TRANSITION = 12  # the matrix has 4**N entries: 128 MB at N = 12
 _BLOCK_ELEMENTS = 1 << 20  # uniforms drawn per block of sweeps (8 MB)
+_ORDERS = ("sequential", "random")
 
 
 def glauber_transition_matrix(J, theta=None, beta=1.0) -> np.ndarray:
@@ -50,19 +52,6 @@ def glauber_transition_matrix(J, theta=None, beta=1.0) -> np.ndarray:
     """
     J = check_couplings(J, n_max=_N_MAX_TRANSITION, why=" (the matrix has 4**N entries)")
     return _transition_matrix(J, check_theta(theta, J.shape[0]), check_beta(beta))
-
-
-def _transition_matrix(J: np.ndarray, theta: np.ndarray, beta: float) -> np.ndarray:
-    """:func:`glauber_transition_matrix` from checked arguments (internal paths, e.g. panels)."""
-    n = J.shape[0]
-    codes = np.arange(2**n)
-    S = codes_to_states(codes, n)
-    dE = 2.0 * S * (S @ J + theta)  # cost of flipping each spin, shape (2**N, N)
-    w = expit(-beta * dE) / n  # Eq. 5.2, times 1/N for the choice of the site
-    T = np.zeros((2**n, 2**n))
-    np.put_along_axis(T, codes[:, None] ^ (1 << np.arange(n)), w, axis=1)
-    T[codes, codes] = 1.0 - w.sum(axis=1)
-    return T
 
 
 @dataclass(frozen=True)
@@ -149,7 +138,17 @@ def _run_sweeps(S, J, theta, beta, order, rng, n_sweeps, record=None):
             done += steps // n
 
 
-def _prepare(J, theta, beta, n_chains, n_sweeps, init, order, rng):
+class _Chains(NamedTuple):
+    """Checked couplings and the chains' start, what every sampler here runs on."""
+
+    J: np.ndarray  # (N, N)
+    theta: np.ndarray  # (N,)
+    S: np.ndarray  # (N, n_chains) float ±1, updated in place
+    n_sweeps: int
+    rng: np.random.Generator
+
+
+def _chains(J, theta, n_chains, n_sweeps, init, rng) -> _Chains:
     J = check_couplings(J)
     n = J.shape[0]
     n_chains = check_positive_int(n_chains, "n_chains", maximum=10**7)
@@ -158,10 +157,8 @@ def _prepare(J, theta, beta, n_chains, n_sweeps, init, order, rng):
         raise ValueError(
             f"n_chains * N = {n_chains * n} spins is too many to hold at once (limit 1e8)"
         )
-    order = check_choice(order, "order", ("sequential", "random"))
-    rng = check_rng(rng)
-    S = _initial_states(init, n, n_chains, rng)
-    return J, check_theta(theta, n), check_beta(beta), n_sweeps, order, rng, S
+    theta, rng = check_theta(theta, n), check_rng(rng, "a Glauber chain")
+    return _Chains(J, theta, _initial_states(init, n, n_chains, rng), n_sweeps, rng)
 
 
 def glauber_sample(
@@ -188,11 +185,10 @@ def glauber_sample(
     -------
     S : ndarray of float64, shape (n_chains, N), entries ±1
     """
-    J, theta, beta, n_sweeps, order, rng, S = _prepare(
-        J, theta, beta, n_chains, n_sweeps, init, order, rng
-    )
-    _run_sweeps(S, J, theta, beta, order, rng, n_sweeps)
-    return np.ascontiguousarray(S.T)
+    beta, order = check_beta(beta), check_choice(order, "order", _ORDERS)
+    c = _chains(J, theta, n_chains, n_sweeps, init, rng)
+    _run_sweeps(c.S, c.J, c.theta, beta, order, c.rng, c.n_sweeps)
+    return np.ascontiguousarray(c.S.T)
 
 
 def glauber_run(
@@ -221,14 +217,14 @@ def glauber_run(
         ``states`` of shape (n_records, n_chains, N) and ``sweeps`` of shape (n_records,).
         The initial state is not recorded.
     """
-    J, theta, beta, n_sweeps, order, rng, S = _prepare(
-        J, theta, beta, n_chains, n_sweeps, init, order, rng
-    )
+    beta, order = check_beta(beta), check_choice(order, "order", _ORDERS)
     record_unit = check_choice(record_unit, "record_unit", ("update", "sweep"))
     record_every = check_positive_int(record_every, "record_every")
+    c = _chains(J, theta, n_chains, n_sweeps, init, rng)
+    S = c.S
     n, n_chains = S.shape
     every = record_every * (1 if record_unit == "update" else n)  # in single-site updates
-    n_records = n_sweeps * n // every
+    n_records = c.n_sweeps * n // every
     if n_records * n_chains * n > 2 * 10**8:
         raise ValueError(
             f"recording {n_records} times x {n_chains} chains x N={n} spins is too much "
@@ -240,7 +236,7 @@ def glauber_run(
         if t % every == 0 and t // every <= n_records:
             states[t // every - 1] = S.T
 
-    _run_sweeps(S, J, theta, beta, order, rng, n_sweeps, record)
+    _run_sweeps(S, c.J, c.theta, beta, order, c.rng, c.n_sweeps, record)
     return GlauberRun(states=states, sweeps=np.arange(1, n_records + 1) * every / n)
 
 
@@ -289,9 +285,7 @@ def parallel_tempering(J, theta=None, *, betas, n_sweeps, rng, n_chains=1) -> Te
     betas = check_betas(betas)
     K = betas.size
     C = check_positive_int(n_chains, "n_chains", maximum=10**7)
-    J, theta, _, n_sweeps, _, rng, S = _prepare(
-        J, theta, 1.0, K * C, n_sweeps, "random", "sequential", rng
-    )
+    J, theta, S, n_sweeps, rng = _chains(J, theta, K * C, n_sweeps, "random", rng)
     cols = np.arange(K * C).reshape(K, C)  # column of S holding replica k of chain c
     beta_cols = np.repeat(betas, C)
     states = np.empty((n_sweeps, C, J.shape[0]), np.int8)

@@ -7,7 +7,7 @@ dict ``{"J": (N, N), "theta": (N,)}`` that :func:`bmlab.train` updates; a coupli
 the architecture (general: couplings everywhere; restricted: only visible-hidden). The block
 ``J[:n_visible, n_visible:]`` is the lecture's ``W``, ``theta[:n_visible]`` is ``a`` and
 ``theta[n_visible:]`` is ``b``. Notebook 04 writes the clamped-minus-model gradient out in
-plain numpy and checks it against :meth:`HiddenMachine.gradient`.
+plain numpy and checks it against :class:`HiddenGradient`.
 
 Table order: row ``c_v`` of a ``(2**n_visible, 2**n_hidden)`` table is visible state ``c_v``
 of :func:`bmlab.exact.all_states`, column ``c_h`` hidden state ``c_h``; the joint state code
@@ -24,13 +24,15 @@ import numpy as np
 from ._checks import (
     check_bool,
     check_couplings,
-    check_finite,
+    check_data,
     check_in_range,
     check_n_states,
     check_positive_int,
     check_rng,
+    check_theta,
 )
-from .exact import _energy, codes_to_states, empirical_distribution
+from ._kernels import _energy, codes_to_states
+from .exact import empirical_distribution
 
 #: Largest joint system (visible + hidden units) handled by exact enumeration.
 _N_MAX_JOINT = 16
@@ -89,7 +91,7 @@ class HiddenMachine:
     def init_params(self, *, rng, scale: float = 0.5, bias_scale: float = 0.1) -> dict:
         """Random parameters: normal couplings (std ``scale``) on the mask, normal biases
         (std ``bias_scale``) where enabled. Returns ``{"J": (N, N), "theta": (N,)}``."""
-        rng = check_rng(rng)
+        rng = check_rng(rng, "HiddenMachine.init_params")
         n = self.n_units
         A = np.triu(rng.normal(scale=scale, size=(n, n)), 1)
         return {
@@ -107,14 +109,9 @@ class HiddenMachine:
         if not isinstance(params, Mapping) or not {"J", "theta"} <= set(params):
             raise TypeError("params must be a dict with keys 'J' and 'theta'")
         n = self.n_units
-        J = check_finite(params["J"], "params['J']")
-        theta = check_finite(params["theta"], "params['theta']")
-        if J.shape != (n, n) or theta.shape != (n,):
-            raise ValueError(
-                f"params must have shapes J ({n}, {n}) and theta ({n},), "
-                f"got {J.shape} and {theta.shape}"
-            )
-        J = check_couplings(J)  # symmetric, zero diagonal
+        J, theta = check_couplings(params["J"]), check_theta(params["theta"], n)
+        if J.shape != (n, n):
+            raise ValueError(f"J must have shape ({n}, {n}), got {J.shape}")
         if np.any(J[~self.mask & ~np.eye(n, dtype=bool)] != 0):
             raise ValueError(
                 "params['J'] has a coupling the mask forbids (a restricted machine "
@@ -125,13 +122,8 @@ class HiddenMachine:
         return J, theta
 
     def _check_data(self, data) -> np.ndarray:
-        """p_data(v) over all visible states, from ±1 rows of shape (D, n_visible)."""
-        if np.ndim(data) != 2 or np.shape(data)[1] != self.n_visible:
-            raise ValueError(
-                f"data must have shape (D, {self.n_visible}), one ±1 string per "
-                f"row, got {np.shape(data)}"
-            )
-        return empirical_distribution(data)
+        """p_data(v) over all visible states, from ±1 rows of shape (D, n_visible), D >= 1."""
+        return empirical_distribution(check_data(data, "data", self.n_visible))
 
     @cached_property
     def _states(self) -> np.ndarray:
@@ -154,40 +146,6 @@ class HiddenMachine:
         """Exact p(v) = sum_h p(v, h), shape (2**n_visible,), in ``all_states`` order."""
         return self.prob_joint(params).sum(axis=1)
 
-    def gradient(self, data):
-        """The exact gradient of the average log-likelihood, as a callable for :func:`bmlab.train`.
-
-        ``dL/dJ_ab = <s_a s_b>_clamped - <s_a s_b>_model`` and ``dL/dtheta_a = <s_a>_clamped
-        - <s_a>_model``, where "clamped" averages over ``p_data(v) p(h | v)`` (notebook 04,
-        Section 2). Zero on forbidden couplings, the diagonal and disabled biases.
-
-        Parameters
-        ----------
-        data : array_like, shape (D, n_visible), entries ±1
-
-        Returns
-        -------
-        callable
-            ``gradient(params, rng=None) -> {"J": (N, N) symmetric, "theta": (N,)}`` (ascent
-            direction; exact, so ``rng`` is ignored).
-        """
-        p_data = self._check_data(data)[:, None]
-        seen = p_data > 0
-        S = self._states
-
-        def exact_gradient(params, rng=None):
-            J, theta = self.check_params(params)
-            joint = self._joint(J, theta)
-            p_v = joint.sum(axis=1, keepdims=True)
-            clamped = np.divide(joint * p_data, p_v, out=np.zeros_like(joint), where=seen)
-            # moments are linear in the weights: clamped minus model in one sum over states
-            q = (clamped - joint).T.ravel()
-            m = q @ S
-            C = (S.T * q) @ S
-            return {"J": 0.5 * (C + C.T) * self.mask, "theta": m * self.bias_mask}
-
-        return exact_gradient
-
     def metrics(self, data) -> dict:
         """Exact metrics for :func:`bmlab.train`, each ``metric(params) -> float`` in nats.
 
@@ -207,4 +165,37 @@ class HiddenMachine:
         return {"log_likelihood": log_likelihood, "kl": kl}
 
 
-__all__ = ["HiddenMachine"]
+class HiddenGradient:
+    """``gradient(params, rng=None) -> {"J": (N, N) symmetric, "theta": (N,)}``: the exact
+    ascent direction of the average log-likelihood of ``data`` under ``machine``, for
+    :func:`bmlab.train`. Draws nothing: ``rng`` is ignored.
+
+    ``dL/dJ_ab = <s_a s_b>_clamped - <s_a s_b>_model`` and ``dL/dtheta_a = <s_a>_clamped
+    - <s_a>_model``, where "clamped" averages over ``p_data(v) p(h | v)`` (notebook 04,
+    Section 2). Zero on forbidden couplings, the diagonal and disabled biases.
+
+    Parameters
+    ----------
+    machine : HiddenMachine
+    data : array_like, shape (D, n_visible), entries ±1, D >= 1
+    """
+
+    def __init__(self, machine: HiddenMachine, data):
+        if not isinstance(machine, HiddenMachine):
+            raise TypeError(f"machine must be a HiddenMachine, got {type(machine).__name__}")
+        self.machine = machine
+        self.p_data = machine._check_data(data)[:, None]
+
+    def __call__(self, params, rng=None) -> dict:
+        machine, p_data, S = self.machine, self.p_data, self.machine._states
+        joint = machine._joint(*machine.check_params(params))
+        p_v = joint.sum(axis=1, keepdims=True)
+        clamped = np.divide(joint * p_data, p_v, out=np.zeros_like(joint), where=p_data > 0)
+        # moments are linear in the weights: clamped minus model in one sum over states
+        q = (clamped - joint).T.ravel()
+        m = q @ S
+        C = (S.T * q) @ S
+        return {"J": 0.5 * (C + C.T) * machine.mask, "theta": m * machine.bias_mask}
+
+
+__all__ = ["HiddenGradient", "HiddenMachine"]

@@ -34,8 +34,8 @@ from ._checks import (
     check_positive_int,
     check_rng,
 )
+from ._kernels import codes_to_states
 from ._parallel import code_chunks, map_chunks, single_blas_thread
-from .exact import codes_to_states
 from .glauber import _swap_probability
 
 __all__ = [
@@ -152,7 +152,7 @@ def rbm_ensemble(
     components = check_choice(components, "components", COMPONENTS)
     if not isinstance(orthogonal, (bool, np.bool_)):
         raise TypeError(f"orthogonal must be True or False, got {type(orthogonal).__name__}")
-    rng = check_rng(rng)
+    rng = check_rng(rng, "rbm_ensemble")
     U = _vectors(n_visible, w.size, components, bool(orthogonal), rng)
     V = _vectors(n_hidden, w.size, components, bool(orthogonal), rng)
     n = math.sqrt(n_visible * n_hidden)
@@ -492,7 +492,7 @@ def rbm_tempering(
     K, C = betas.size, check_positive_int(n_chains, "n_chains", maximum=10**5)
     n_sweeps = check_positive_int(n_sweeps, "n_sweeps", maximum=10**8)
     every = check_positive_int(record_every, "record_every")
-    rng = check_rng(rng)
+    rng = check_rng(rng, "rbm_tempering")
     if modes is not None:
         modes = check_finite(modes, "modes")
         if modes.ndim != 2 or modes.shape[0] != nv:

@@ -9,6 +9,7 @@ byte-identical when a notebook is re-run, so regenerating figures never dirties 
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
@@ -198,44 +199,23 @@ def draw_network(
         for q in hid:
             ax.plot([p[0], q[0]], [p[1], q[1]], **line)
     between = len(ax.lines) - n_lines
-    within = 0
-    for layer, bend in () if restricted else ((vis, 0.45), (hid, -0.45)):
-        for i in range(len(layer)):
-            for j in range(i + 1, len(layer)):
-                rad = bend * (1 if j - i > 1 else 0.6)
-                ax.add_patch(
-                    FancyArrowPatch(
-                        tuple(layer[i]),
-                        tuple(layer[j]),
-                        arrowstyle="-",
-                        connectionstyle=f"arc3,rad={rad}",
-                        shrinkA=0,
-                        shrinkB=0,
-                        **line,
-                    )
-                )
-                within += 1
-    for units, name, face, color in ((vis, "v", NAVY, "white"), (hid, "h", "white", ORANGE)):
+    arc = {"arrowstyle": "-", "shrinkA": 0, "shrinkB": 0, **line}
+    layers = [] if restricted else [(vis, 0.45), (hid, -0.45)]  # couplings within a layer
+    pairs = [
+        (layer[i], layer[j], bend * (1 if j - i > 1 else 0.6))
+        for layer, bend in layers
+        for i, j in itertools.combinations(range(len(layer)), 2)
+    ]
+    for p, q, rad in pairs:
+        ax.add_patch(FancyArrowPatch(tuple(p), tuple(q), connectionstyle=f"arc3,rad={rad}", **arc))
+    centred = {"ha": "center", "va": "center", "fontsize": "small", "zorder": 4}
+    for units, name, face, edge, color in (
+        (vis, "v", NAVY, NAVY, "white"),
+        (hid, "h", "white", ORANGE, ORANGE),
+    ):
         for k, p in enumerate(units):
-            ax.add_patch(
-                Circle(
-                    p,
-                    0.22,
-                    facecolor=face,
-                    edgecolor=NAVY if name == "v" else ORANGE,
-                    lw=2.0,
-                    zorder=3,
-                )
-            )
-            ax.text(
-                *p,
-                f"${name}_{{{k + 1}}}$",
-                color=color,
-                ha="center",
-                va="center",
-                fontsize="small",
-                zorder=4,
-            )
+            ax.add_patch(Circle(p, 0.22, facecolor=face, edgecolor=edge, lw=2.0, zorder=3))
+            ax.text(*p, f"${name}_{{{k + 1}}}$", color=color, **centred)
     width = max(n_visible, n_hidden, 1)
     ax.set_xlim(-width / 2 - 0.2, width / 2 + 0.2)
     ax.set_ylim(-1.0, 2.6)
@@ -247,4 +227,4 @@ def draw_network(
         title
         or ("restricted: between layers only" if restricted else "general: couplings everywhere")
     )
-    return {"visible": vis, "hidden": hid, "between": between, "within": within}
+    return {"visible": vis, "hidden": hid, "between": between, "within": len(pairs)}

@@ -20,14 +20,15 @@ from scipy.special import expit, logsumexp
 
 from ._checks import (
     check_binary,
+    check_data,
     check_finite,
     check_in_range,
     check_positive_int,
     check_rng,
     check_theta,
 )
+from ._kernels import _softplus_sum, codes_to_states
 from ._parallel import code_chunks, map_chunks
-from .exact import codes_to_states
 
 __all__ = [
     "RBM",
@@ -38,27 +39,6 @@ __all__ = [
 
 _N_MAX_ENUM = 26  # largest smaller layer that exact quantities enumerate (2**26 states)
 _N_MAX_TABLE = 20  # largest visible layer for RBM.visible_distribution (a number per state)
-
-
-def _bits(codes, n: int) -> np.ndarray:
-    """{0,1} states of the given codes, shape (len(codes), n): :func:`codes_to_states` mapped
-    from ±1 to {0,1}."""
-    return (codes_to_states(codes, n) + 1.0) / 2.0
-
-
-def _softplus_sum(X: np.ndarray) -> np.ndarray:
-    """Row sums of log(1 + e^x) over ``X`` (r, n), shape (r,).
-
-    Speed trick: softplus(x) = max(x, 0) + log(1 + e^-|x|), and the logarithm is taken once per
-    row of the *product* of the factors 1 + e^-|x| in (1, 2]; blocks of 512 columns keep the
-    product below 2**512, far from overflow.
-    """
-    out = np.maximum(X, 0.0).sum(axis=1)
-    for start in range(0, X.shape[1], 512):
-        T = np.exp(-np.abs(X[:, start : start + 512]))
-        T += 1.0
-        out += np.log(T.prod(axis=1))
-    return out
 
 
 def _enumeration(W, a, b):
@@ -78,7 +58,7 @@ def _log_partition(W, a, b) -> float:
     n, M, c, d = _enumeration(W, a, b)
 
     def part(start, stop):
-        S = _bits(np.arange(start, stop), n)
+        S = codes_to_states(np.arange(start, stop), n, binary=True)
         return logsumexp(S @ c + _softplus_sum(S @ M + d))
 
     return float(logsumexp(map_chunks(part, code_chunks(n, M.shape[1], 1 << 16))))
@@ -90,7 +70,9 @@ def _model_moments(W, a, b):
     n, M, c, d = _enumeration(W, a, b)
 
     def part(start, stop):
-        S = _bits(np.arange(start, stop), n)  # states of the enumerated layer
+        S = codes_to_states(
+            np.arange(start, stop), n, binary=True
+        )  # states of the enumerated layer
         X = S @ M + d  # field on the summed-out layer
         lw = S @ c + _softplus_sum(X)
         lse = logsumexp(lw)
@@ -130,7 +112,7 @@ class RBM:
         (m, n_visible) {0,1}, the log-odds of its column means clipped to [1e-3, 1 - 1e-3]."""
         n_visible = check_positive_int(n_visible, "n_visible")
         n_hidden = check_positive_int(n_hidden, "n_hidden")
-        rng = check_rng(rng)
+        rng = check_rng(rng, "RBM.random")
         a = np.zeros(n_visible)
         if data is not None:
             p = np.clip(np.mean(check_binary(data, n_visible, "data"), axis=0), 1e-3, 1 - 1e-3)
@@ -170,7 +152,7 @@ class RBM:
         {0,1} floats of the shape of ``V``."""
         V2, one = self._v(V)
         k = check_in_range(k, "k", 0, 10**9, integer=True)
-        rng = check_rng(rng)
+        rng = check_rng(rng, "RBM.gibbs")
         for _ in range(k):
             H = rng.random((len(V2), self.W.shape[1])) < expit(V2 @ self.W + self.b)
             V2 = (rng.random(V2.shape) < expit(H @ self.W.T + self.a)).astype(float)
@@ -179,7 +161,7 @@ class RBM:
     def sample(self, n: int, *, n_steps: int, rng) -> np.ndarray:
         """``n`` chains of ``n_steps`` block-Gibbs steps from fair coin flips, (n, n_visible)."""
         n = check_positive_int(n, "n")
-        rng = check_rng(rng)
+        rng = check_rng(rng, "RBM.sample")
         return self.gibbs((rng.random((n, self.W.shape[0])) < 0.5).astype(float), n_steps, rng=rng)
 
     def log_partition(self) -> float:
@@ -202,7 +184,11 @@ class RBM:
                 f"visible_distribution returns 2**n_visible numbers; n_visible "
                 f"= {self.W.shape[0]}, at most {_N_MAX_TABLE} allowed"
             )
-        return np.exp(self.log_prob(_bits(np.arange(2 ** self.W.shape[0]), self.W.shape[0])))
+        return np.exp(
+            self.log_prob(
+                codes_to_states(np.arange(2 ** self.W.shape[0]), self.W.shape[0], binary=True)
+            )
+        )
 
     def exact_gradient(self, V) -> dict:
         """Gradient of the mean log-likelihood of the rows of ``V`` (m, n_visible), Section 5.6:
@@ -224,7 +210,7 @@ class ExactRBMGradient:
     (m, n_visible), {0,1}; see :meth:`RBM.exact_gradient`. Draws nothing: ``rng`` is ignored."""
 
     def __init__(self, data):
-        self.data = np.atleast_2d(check_binary(data, np.shape(data)[-1], "data"))
+        self.data = check_data(data, binary=True)
 
     def __call__(self, params, rng=None) -> dict:
         return _exact_gradient(self.data, params["W"], params["a"], params["b"])
@@ -235,7 +221,7 @@ class _Minibatches:
     ``rng`` at the start of each epoch and consumed ``batch_size`` at a time."""
 
     def __init__(self, data, k: int = 1, *, batch_size=None):
-        self.data = np.atleast_2d(check_binary(data, np.shape(data)[-1], "data"))
+        self.data = check_data(data, binary=True)
         m = len(self.data)
         self.batch_size = (
             m if batch_size is None else check_positive_int(batch_size, "batch_size", maximum=m)

@@ -2,7 +2,7 @@
 
 Parameters are a dict ``{"J": (N, N) symmetric, zero diagonal, "theta": (N,)}`` of ±1 spins
 with the energy of Eq. 5.1 at beta = 1. Notebook 03, Section 2 writes Eq. 5.4 out in plain
-numpy and checks :func:`visible_gradient` against it; the sums over states are those of
+numpy and checks :class:`VisibleGradient` against it; the sums over states are those of
 :mod:`bmlab.exact`.
 """
 
@@ -13,14 +13,15 @@ import numpy as np
 from ._checks import (
     check_choice,
     check_data,
-    check_finite,
+    check_in_range,
+    check_n_states,
     check_positive_int,
     check_rng,
 )
 from .exact import all_states, boltzmann_probs, exact_moments, log_partition
 from .glauber import glauber_sample
 
-#: Ways to compute the negative phase of Eq. 5.4 (see :func:`visible_gradient`).
+#: Ways to compute the negative phase of Eq. 5.4 (see :class:`VisibleGradient`).
 VISIBLE_METHODS = ("exact", "glauber", "persistent", "frozen", "data")
 
 
@@ -28,58 +29,65 @@ def _moments(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return S.mean(axis=0), S.T @ S / S.shape[0]
 
 
-def visible_gradient(S, *, method: str = "exact", n_chains: int = 100, k: int = 1):
-    """The gradient of the average log-likelihood, Eq. 5.4, as a callable for ``train``.
+class VisibleGradient:
+    """``gradient(params, rng) -> {"J": (N, N), "theta": (N,)}``: the ascent direction of the
+    average log-likelihood, Eq. 5.4, for :func:`bmlab.train`.
+
+    ``"J"`` is symmetric with zero diagonal, so ``J + lr * g["J"]`` stays a valid coupling
+    matrix. The exact, frozen and data methods draw nothing and ignore ``rng``; the two
+    Glauber methods draw from it and raise a TypeError without it.
 
     Parameters
     ----------
-    S : array_like, shape (D, N), entries ±1
+    S : array_like, shape (D, N), entries ±1, D >= 1
         Training data; the positive phase <s_i s_j>_data, <s_i>_data is computed once.
     method : {"exact", "glauber", "persistent", "frozen", "data"}
         Negative phase: exact enumeration (N <= 24); ``n_chains`` Glauber chains run for
         ``k`` sequential sweeps from random starts at every call, or continued from the
         previous call's states (persistent); frozen at J = 0, theta = 0 (the trap of
         Section 5.5: a constant direction); or the data moments themselves (gradient zero).
+    n_chains, k : int >= 1
 
-    Returns
-    -------
-    callable
-        ``gradient(params, rng) -> {"J": (N, N), "theta": (N,)}``. The exact, frozen and
-        data methods ignore ``rng`` (it may be omitted); the two Glauber methods draw from it.
-        ``"J"`` is symmetric with zero diagonal, so ``J + lr * g["J"]`` stays a valid
-        coupling matrix.
+    Attributes
+    ----------
+    chains : ndarray, shape (n_chains, N), or None
+        The Glauber chains' states after the last call (None before the first).
     """
-    S = check_data(S, "S")
-    method = check_choice(method, "method", VISIBLE_METHODS)
-    n_chains = check_positive_int(n_chains, "n_chains", maximum=10**6)
-    k = check_positive_int(k, "k", maximum=10**5)
-    m_data, C_data = _moments(S)
 
-    def ascent(m, C):
-        G = C_data - C
+    def __init__(self, S, *, method: str = "exact", n_chains: int = 100, k: int = 1):
+        S = check_data(S, "S")
+        self.method = check_choice(method, "method", VISIBLE_METHODS)
+        self.n_chains = check_positive_int(n_chains, "n_chains", maximum=10**6)
+        self.k = check_positive_int(k, "k", maximum=10**5)
+        self.m_data, self.C_data = _moments(S)
+        self.chains = None
+
+    def _ascent(self, m: np.ndarray, C: np.ndarray) -> dict:
+        G = self.C_data - C
         G = 0.5 * (G + G.T)  # exactly symmetric whatever the summation order
         np.fill_diagonal(G, 0.0)
-        return {"J": G, "theta": m_data - m}
+        return {"J": G, "theta": self.m_data - m}
 
-    if method == "exact":
-        return lambda params, rng=None: ascent(*exact_moments(params["J"], params["theta"]))
-    if method == "frozen":
-        frozen = ascent(np.zeros_like(m_data), np.eye(S.shape[1]))
-        return lambda params, rng=None: {key: v.copy() for key, v in frozen.items()}
-    if method == "data":
-        return lambda params, rng=None: ascent(m_data, C_data)
-    chains = None
-
-    def sampled(params, rng):
-        nonlocal chains
-        rng = check_rng(rng, f"visible_gradient(method={method!r})")
+    def __call__(self, params, rng=None) -> dict:
+        method = self.method
+        if method == "exact":
+            return self._ascent(*exact_moments(params["J"], params["theta"]))
+        if method == "frozen":
+            return self._ascent(np.zeros_like(self.m_data), np.eye(self.m_data.size))
+        if method == "data":
+            return self._ascent(self.m_data, self.C_data)
+        rng = check_rng(rng, f"VisibleGradient(method={method!r})")
+        chains = self.chains
         init = chains if method == "persistent" and chains is not None else "random"
-        chains = glauber_sample(
-            params["J"], params["theta"], n_chains=n_chains, n_sweeps=k, init=init, rng=rng
+        self.chains = glauber_sample(
+            params["J"],
+            params["theta"],
+            n_chains=self.n_chains,
+            n_sweeps=self.k,
+            init=init,
+            rng=rng,
         )
-        return ascent(*_moments(chains))
-
-    return sampled
+        return self._ascent(*_moments(self.chains))
 
 
 def visible_log_likelihood(params, S) -> float:
@@ -120,12 +128,8 @@ def visible_newton_fit(
     dict {"J": (N, N), "theta": (N,)}
     """
     S = check_data(S, "S")
-    n = S.shape[1]
-    if n > 12:
-        raise ValueError(f"the Newton fit builds a 2**N x P table: N <= 12, got N = {n}")
-    weight_decay = float(check_finite(weight_decay, "weight_decay"))
-    if weight_decay < 0:
-        raise ValueError(f"weight_decay must be >= 0, got {weight_decay}")
+    n = check_n_states(S.shape[1], 12, "N", " (the Newton fit builds a 2**N x P table)")
+    weight_decay = check_in_range(weight_decay, "weight_decay", 0.0, 1e6)
     iu = np.triu_indices(n, 1)
     s = all_states(n).astype(float)
     phi = np.concatenate([s[:, iu[0]] * s[:, iu[1]], s], axis=1)

@@ -568,13 +568,13 @@ def ais_reference(W, a, b, K, n_chains, rng):
 
 
 tiny = bmlab.RBM(rng.normal(0, 1, (6, 4)), rng.normal(0, 1, 6), rng.normal(0, 1, 4))
-ref_log_z, ref_log_w = ais_reference(tiny.W, tiny.a, tiny.b, 100, 500, np.random.default_rng(1))
+ref_log_Z, ref_log_w = ais_reference(tiny.W, tiny.a, tiny.b, 100, 500, np.random.default_rng(1))
 fast = bmlab.ais_log_partition(tiny, n_betas=100, n_chains=500, rng=np.random.default_rng(1))
 same_draws = np.allclose(ref_log_w, fast.log_w, rtol=0, atol=1e-9)
 print(f"reference agrees with bmlab (1e-9 nats, same draws): "
-      f"{abs(ref_log_z - fast.log_z) < 1e-9 and same_draws}")
-print(f"exact log Z = {tiny.log_partition():.3f}, AIS = {fast.log_z:.3f} ± {fast.stderr:.3f}; "
-      f"within 4 standard errors: {abs(fast.log_z - tiny.log_partition()) < 4 * fast.stderr}")
+      f"{abs(ref_log_Z - fast.log_Z) < 1e-9 and same_draws}")
+print(f"exact log Z = {tiny.log_partition():.3f}, AIS = {fast.log_Z:.3f} ± {fast.stderr:.3f}; "
+      f"within 4 standard errors: {abs(fast.log_Z - tiny.log_partition()) < 4 * fast.stderr}")
 
 # %% [markdown]
 # The logarithm of an unbiased estimate of $Z$ is, on average, *too small* (Jensen's
@@ -607,7 +607,7 @@ fig, (ax, ax_b) = plt.subplots(1, 2, figsize=(11, 4.2))
 ax.axhline(exact16, color=bmlab.NAVY, lw=2, label="exact log Z (enumeration)")
 ax_b.axhline(0, color=bmlab.NAVY, lw=2)
 for rev, shift, marker, name in ((False, 0.94, "o", "AIS"), (True, 1.06, "s", "reverse AIS")):
-    est = np.array([r.log_z for r in runs[rev]])
+    est = np.array([r.log_Z for r in runs[rev]])
     err = np.array([2 * r.stderr for r in runs[rev]])
     style = {"fmt": marker, "color": bmlab.ORANGE, "capsize": 3, "label": name,
              "mfc": "white" if rev else bmlab.ORANGE}
@@ -623,10 +623,10 @@ fig.tight_layout()
 bmlab.save_figure(fig, "fig02_ais_convergence")
 plt.show()
 low, high = runs[False][-1], runs[True][-1]
-print(f"K = 3000: AIS {low.log_z:.3f} ± {low.stderr:.3f}, reverse {high.log_z:.3f} ± "
+print(f"K = 3000: AIS {low.log_Z:.3f} ± {low.stderr:.3f}, reverse {high.log_Z:.3f} ± "
       f"{high.stderr:.3f}, exact {exact16:.3f}")
 print(f"exact log Z inside the AIS bracket (±2 standard errors): "
-      f"{low.log_z - 2 * low.stderr <= exact16 <= high.log_z + 2 * high.stderr}")
+      f"{low.log_Z - 2 * low.stderr <= exact16 <= high.log_Z + 2 * high.stderr}")
 below = bias[False][:2, 0] + 2 * bias[False][:2, 1] < 0
 above = bias[True][:2, 0] - 2 * bias[True][:2, 1] > 0
 print(f"K = 1 and 3, on average: AIS below, reverse AIS above (by > 2 s.e.): "

@@ -84,7 +84,7 @@ from scipy.optimize import linprog, minimize_scalar
 import bmlab
 from bmlab.data import letters_3x3, noisy_copies
 from bmlab.plotting import EXTRA
-from bmlab.visible import visible_gradient, visible_log_likelihood, visible_newton_fit
+from bmlab.visible import VisibleGradient, visible_log_likelihood, visible_newton_fit
 
 bmlab.use_style()
 SEED = 2024
@@ -172,7 +172,7 @@ plt.show()
 # The gradient is the data moment minus the model moment, for every pair and every spin.
 # Here it is in plain numpy: the positive phase is an average over the data, the negative
 # phase an average over all $2^N$ states weighted by $p(s) = e^{-E(s)}/Z$ (Eq. 5.5). One
-# ascent step adds $\eta$ times it. We compare it with bmlab's `visible_gradient(S)` at a
+# ascent step adds $\eta$ times it. We compare it with bmlab's `VisibleGradient(S)` at a
 # random parameter point.
 
 
@@ -199,7 +199,7 @@ eta = 0.1
 stepped = {key: params[key] + eta * g_ref[key] for key in params}  # one ascent step
 raised = visible_log_likelihood(stepped, S) > visible_log_likelihood(params, S)
 print(f"one step with eta = {eta} raises L: {raised}")
-g_bm = visible_gradient(S)(params)
+g_bm = VisibleGradient(S)(params)
 difference = max(np.abs(g_ref[key] - g_bm[key]).max() for key in g_ref)
 print(f"reference agrees with bmlab (max difference < 1e-10): {difference < 1e-10}")
 
@@ -237,7 +237,7 @@ print("Eq. 5.4 agrees with finite differences to 1e-7:", bool(np.abs(pack(g_bm) 
 # **The sampled negative phase.** For large $N$ the sum over states is out of reach; instead
 # we run `n_chains` Glauber chains (the heat-bath update of Eq. 5.2, notebook 01) for $k$
 # sweeps from random starts and average over their final states. Written out, next to
-# bmlab's vectorised `visible_gradient(S, method="glauber")`: both are the *same* random
+# bmlab's vectorised `VisibleGradient(S, method="glauber")`: both are the *same* random
 # algorithm, so each of the 55 components of their difference has mean zero, whatever $k$.
 # We check that with z-scores (independent draws, 4000 chains each, $k = 2$); the threshold
 # $|z| < 4.5$ is crossed by chance with probability below $4 \times 10^{-4}$ over 55 components.
@@ -259,7 +259,7 @@ def gradient_by_glauber(params, S, *, n_chains, k, rng):
 
 check_rng = np.random.default_rng(SEED + 1)
 g_ref, s_ref = gradient_by_glauber(params, S, n_chains=4000, k=2, rng=check_rng)
-g_bm = visible_gradient(S, method="glauber", n_chains=4000, k=2)(params, check_rng)
+g_bm = VisibleGradient(S, method="glauber", n_chains=4000, k=2)(params, check_rng)
 phi_ref = np.concatenate([s_ref[:, iu[0]] * s_ref[:, iu[1]], s_ref], axis=1)  # per chain
 standard_error = np.sqrt(2 * phi_ref.var(axis=0) / 4000)
 z = np.abs(pack(g_ref) - pack(g_bm)) / standard_error
@@ -282,7 +282,7 @@ def L_teacher(p):
 
 
 zero = {"J": np.zeros((N, N)), "theta": np.zeros(N)}
-exact = visible_gradient(S)
+exact = VisibleGradient(S)
 sgd = bmlab.train(zero, exact, n_steps=300, lr=0.1, record_every=5, metrics={"L": L_teacher})
 print(f"L at the start: {sgd.history['L'][0]:.4f}  (= -N log 2 = {-N * np.log(2):.4f})")
 print(f"L after 300 steps: {sgd.history.last('L'):.4f}")
@@ -451,7 +451,7 @@ curves = {}
 for name, (method, k) in runs.items():
     res = bmlab.train(
         zero,
-        visible_gradient(S, method=method, n_chains=100, k=k),
+        VisibleGradient(S, method=method, n_chains=100, k=k),
         n_steps=300,
         lr=0.1,
         record_every=5,
@@ -495,7 +495,7 @@ plt.show()
 # %%
 def bias_and_noise(k, n_chains):
     """|mean| and rms spread of 30 fresh-chain gradient estimates at the optimum."""
-    estimate = visible_gradient(S, method="glauber", n_chains=n_chains, k=k)
+    estimate = VisibleGradient(S, method="glauber", n_chains=n_chains, k=k)
     G = np.array([pack(estimate(fit, rng)) for _ in range(30)])
     return np.linalg.norm(G.mean(axis=0)), np.sqrt(
         np.mean(np.sum((G - G.mean(axis=0)) ** 2, axis=1))
@@ -548,7 +548,7 @@ for k in (30, 1000):
 # %%
 frozen = bmlab.train(
     zero,
-    visible_gradient(S, method="frozen"),
+    VisibleGradient(S, method="frozen"),
     n_steps=200,
     lr=0.1,
     record_every=10,
@@ -614,7 +614,7 @@ print(
 # the data, both terms of Eq. 5.4 are the same number.
 
 # %%
-data_as_model = bmlab.train(zero, visible_gradient(S, method="data"), n_steps=50, lr=0.1)
+data_as_model = bmlab.train(zero, VisibleGradient(S, method="data"), n_steps=50, lr=0.1)
 print(
     "gradient identically zero at every step:",
     bool(np.all(data_as_model.history["grad_norm"] == 0)),
@@ -891,7 +891,7 @@ states_f = states.astype(float)
 m_hebb, C_hebb = bmlab.exact_moments(hebb["J"], hebb["theta"])
 dE_pos = -lr_step * push(m_let, C_let, states_f)  # wake: from the data's moments
 dE_neg = +lr_step * push(m_hebb, C_hebb, states_f)  # sleep: from the model's moments
-g_hebb = visible_gradient(S_letters)(hebb)
+g_hebb = VisibleGradient(S_letters)(hebb)
 after = {key: hebb[key] + lr_step * g_hebb[key] for key in hebb}
 E_hebb = bmlab.energy(states, hebb["J"], hebb["theta"])
 dE = bmlab.energy(states, after["J"], after["theta"]) - E_hebb

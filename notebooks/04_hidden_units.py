@@ -68,7 +68,7 @@ import numpy as np
 
 import bmlab
 from bmlab.data import parity
-from bmlab.hidden import HiddenMachine
+from bmlab.hidden import HiddenGradient, HiddenMachine
 from bmlab.plotting import draw_network, state_labels
 from bmlab.widgets.hidden import hidden_training_panel
 
@@ -136,8 +136,8 @@ for label, F, p in zip(state_labels(3), -np.log(Z_v), p_v, strict=True):
 # where "clamped" means: $v$ from the data, $h$ from $p(h \mid v)$. Every coupling $J_{ab}$
 # and bias $\theta_a$ of the joint system obeys the same rule. Below, for the machine above,
 # the clamped phase lists $h$ for each training string, the free phase lists $(v, h)$
-# together, and the gradient is the difference. bmlab's `machine.gradient(data)` returns the
-# same as a function of the parameters, the form `bmlab.train` calls at every step.
+# together, and the gradient is the difference. bmlab's `HiddenGradient(machine, data)` is
+# the same as a callable object of the parameters, the form `bmlab.train` calls at every step.
 
 # %%
 data = parity(3)  # the data set of Section 3, used here just as some training strings
@@ -160,7 +160,7 @@ m_free, C_free = averages(S_all, np.exp([-energy(s) for s in S_all]))  # free: (
 dJ = (C_clamped - C_free) * machine.mask  # no self-coupling: diagonal dropped
 dtheta = m_clamped - m_free
 
-grad = machine.gradient(data)(params, None)  # exact: the rng argument is ignored
+grad = HiddenGradient(machine, data)(params, None)  # exact: the rng argument is ignored
 diff = max(np.abs(dJ - grad["J"]).max(), np.abs(dtheta - grad["theta"]).max())
 print(f"reference agrees with bmlab (max difference < 1e-10): {diff < 1e-10}")
 
@@ -189,7 +189,7 @@ print(np.round(dJ[:3, 3:], 3))
 visible_only = HiddenMachine(4, 0)
 p0 = visible_only.init_params(rng=rng, scale=0.7, bias_scale=0.3)
 some_data = bmlab.codes_to_states(rng.integers(0, 16, size=20), 4)
-g0 = visible_only.gradient(some_data)(p0, None)
+g0 = HiddenGradient(visible_only, some_data)(p0, None)
 mean_model, corr_model = bmlab.exact_moments(p0["J"], p0["theta"])
 eq54 = some_data.T @ some_data / len(some_data) - corr_model
 np.fill_diagonal(eq54, 0.0)
@@ -231,7 +231,7 @@ RESTRICTED = bmlab.plotting.EXTRA[0]  # the restricted machine's colour in every
 def fit_from_starts(m, data, starts, n_steps):
     """Train machine m from `starts` random starts with the exact gradient; return the runs
     (bmlab.TrainResult) and the final KL of each, in nats."""
-    gradient, kl = m.gradient(data), m.metrics(data)["kl"]
+    gradient, kl = HiddenGradient(m, data), m.metrics(data)["kl"]
     runs = [
         bmlab.train(m.init_params(rng=rng), gradient, n_steps=n_steps, lr=LR, momentum=MOMENTUM,
                     record_every=n_steps)
@@ -549,7 +549,7 @@ def derivative(f, x, step=1e-4):
 
 def slope(x):
     """The exact gradient of L (clamped minus model) as a vector."""
-    return as_vector(restricted_1.gradient(D3)(as_params(x), None))
+    return as_vector(HiddenGradient(restricted_1, D3)(as_params(x), None))
 
 
 def p_visible(x):

@@ -76,7 +76,7 @@ rng = np.random.default_rng(SEED)
 
 def bits(n):
     """All 2**n states of n {0,1} units, row c = the binary digits of c (unit i = bit i)."""
-    return ((np.arange(2**n)[:, None] >> np.arange(n)) & 1).astype(float)
+    return bmlab.codes_to_states(np.arange(2**n), n, binary=True)
 
 
 def grid(ax, V, n, title):

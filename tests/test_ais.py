@@ -23,7 +23,7 @@ def test_ais_lands_within_four_stderr_and_a_tenth_of_a_nat(seed, reverse):
     res = ais_log_partition(
         rbm, n_betas=2000, n_chains=200, rng=np.random.default_rng(10 + seed), reverse=reverse
     )
-    err = res.log_z - rbm.log_partition()
+    err = res.log_Z - rbm.log_partition()
     assert 0 < res.stderr < 0.05
     assert abs(err) < 4 * res.stderr and abs(err) < 0.1, (err, res.stderr)
 
@@ -52,7 +52,7 @@ def test_stderr_shrinks_with_more_chains():
         for n in (50, 1600)
     )
     assert large.stderr < small.stderr / 2  # expected ratio sqrt(1600 / 50) = 5.7
-    assert abs(large.log_z - rbm.log_partition()) < 4 * large.stderr
+    assert abs(large.log_Z - rbm.log_partition()) < 4 * large.stderr
 
 
 @pytest.mark.parametrize("reverse", [False, True])
@@ -61,7 +61,7 @@ def test_no_weights_gives_the_exact_answer_with_zero_variance(reverse):
     rbm = RBM(np.zeros((16, 10)), rng.normal(0, 1, 16), rng.normal(0, 1, 10))
     res = ais_log_partition(rbm, n_betas=7, n_chains=30, rng=rng, reverse=reverse)
     assert res.stderr == 0 and np.ptp(res.log_w) == 0
-    assert res.log_z == pytest.approx(rbm.log_partition(), abs=1e-12)
+    assert res.log_Z == pytest.approx(rbm.log_partition(), abs=1e-12)
 
 
 def test_reverse_from_given_samples_and_a_data_base():
@@ -75,7 +75,7 @@ def test_reverse_from_given_samples_and_a_data_base():
         res = ais_log_partition(
             rbm, n_betas=1000, n_chains=300, rng=rng, reverse=reverse, a_base=base, **kw
         )
-        assert abs(res.log_z - rbm.log_partition()) < max(4 * res.stderr, 0.02)
+        assert abs(res.log_Z - rbm.log_partition()) < max(4 * res.stderr, 0.02)
 
 
 def test_arguments_are_checked():
@@ -103,4 +103,17 @@ def test_forward_draws_its_start_from_the_base():
     rbm = RBM(np.zeros((4, 3)), a, np.zeros(3))
     exact = np.logaddexp(0, a).sum() + 3 * np.log(2)
     res = ais_log_partition(rbm, n_betas=1, n_chains=20000, rng=np.random.default_rng(7), a_base=a0)
-    assert abs(res.log_z - exact) < 4 * res.stderr
+    assert abs(res.log_Z - exact) < 4 * res.stderr
+
+
+def test_reverse_samples_with_no_rows_are_a_value_error_naming_them():
+    rbm = RBM(np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="v is for reverse"):
+        ais_log_partition(
+            rbm,
+            n_betas=3,
+            n_chains=2,
+            rng=np.random.default_rng(0),
+            reverse=True,
+            v=np.ones((0, 3)),
+        )

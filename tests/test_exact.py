@@ -216,3 +216,31 @@ def test_empirical_distribution_is_the_fraction_of_rows_in_each_state():
     np.testing.assert_array_equal(empirical_distribution(S), [0.25, 0, 0.5, 0, 0, 0, 0, 0.25])
     S = bmlab.all_states(5)[[3, 3, 3]]
     np.testing.assert_array_equal(empirical_distribution(S), np.eye(32)[3])
+
+
+def test_the_symmetry_tolerance_scales_with_the_largest_coupling():
+    """Entries near 1e4 with a round-off asymmetry of 1e-10 are a valid J; an asymmetry of
+    1e-6 at that scale, or of 1e-10 between couplings below 1, is not."""
+    A = 1e4 * (1.0 + np.random.default_rng(0).random((4, 4)))
+    J = np.triu(A, 1) + np.triu(A, 1).T
+    J[0, 1] += 1e-10
+    assert np.isfinite(bmlab.energy(np.ones(4), J))
+    J[0, 1] += 1e-6
+    with pytest.raises(ValueError, match="J must be symmetric"):
+        bmlab.energy(np.ones(4), J)
+    with pytest.raises(ValueError, match="J must be symmetric"):
+        bmlab.energy(np.ones(2), [[0.0, 0.5], [0.5 + 1e-10, 0.0]])
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda S: bmlab.energy(S, np.zeros((3, 3))),
+        lambda S: bmlab.exact.empirical_distribution(S),
+        lambda S: bmlab.glauber_sample(np.zeros((3, 3)), init=S, rng=np.random.default_rng(0)),
+        lambda S: bmlab.glauber_run(np.zeros((3, 3)), init=S, rng=np.random.default_rng(0)),
+    ],
+)
+def test_states_with_no_rows_are_a_value_error_naming_them(call):
+    with pytest.raises(ValueError, match=r"(S|data|init) must .*m >= 1"):
+        call(np.ones((0, 3)))

@@ -305,3 +305,11 @@ def test_the_hash_format_is_fixed():
     expected = "91c685e21126efa76115450cc537a0f0e95065c207d207be63af263a87b7d41e"
     assert answer_hash("99.1", 0.4567, 3) == expected
     assert hashlib.sha256(b"99.1:0.457").hexdigest() == expected
+
+
+@pytest.mark.parametrize("answer", [None, 0.0, 1.0])
+def test_an_unknown_exercise_raises_whatever_the_answer(answer):
+    """A typo in the id is never 'not yet': the student would wait for an answer that cannot
+    come."""
+    with pytest.raises(ValueError, match=r"unknown exercise '01\.9'"):
+        check("01.9", answer)

@@ -9,7 +9,7 @@ import pytest
 
 from bmlab import exact
 from bmlab.data import one_hot, parity
-from bmlab.hidden import HiddenMachine
+from bmlab.hidden import HiddenGradient, HiddenMachine
 from bmlab.learning import train
 
 LOG2 = float(np.log(2.0))
@@ -98,7 +98,7 @@ def _finite_differences(m, p, data, eps=1e-5):
 def test_gradient_matches_finite_differences(nv, nh, restricted):
     m, p = machine_and_params(nv, nh, restricted, seed=7)
     data = np.array(spins(nv))[[0, 1, 3, 3, -1]]
-    g = m.gradient(data)(p)
+    g = HiddenGradient(m, data)(p)
     fd = _finite_differences(m, p, data)
     for k in g:
         np.testing.assert_allclose(g[k], fd[k], atol=1e-8)
@@ -114,13 +114,13 @@ def test_disabled_biases_get_exactly_zero_gradient_and_stay_zero(biases, restric
     off = ~m.bias_mask
     assert off.any() and np.all(p["theta"][off] == 0)
     D = parity(3)
-    g = m.gradient(D)(p)
+    g = HiddenGradient(m, D)(p)
     assert np.all(g["theta"][off] == 0.0)  # exactly, not approximately
     fd = _finite_differences(m, p, D)
     for k in g:
         np.testing.assert_allclose(g[k], fd[k], atol=1e-8)
     L = m.metrics(D)["log_likelihood"]
-    res = train(p, m.gradient(D), n_steps=5, lr=0.1, momentum=0.5, metrics={"L": L})
+    res = train(p, HiddenGradient(m, D), n_steps=5, lr=0.1, momentum=0.5, metrics={"L": L})
     assert np.all(res.params["theta"][off] == 0.0)
     m.check_params(res.params)  # mask, biases and symmetry survive training
     assert res.history["L"][-1] > res.history["L"][0]
@@ -131,7 +131,7 @@ def test_without_hidden_units_the_gradient_is_eq_5_4():
     m = HiddenMachine(4, 0)
     p = m.init_params(rng=rng, scale=0.7, bias_scale=0.4)
     data = exact.codes_to_states(rng.integers(0, 16, size=25), 4)
-    g = m.gradient(data)(p)
+    g = HiddenGradient(m, data)(p)
     mean_model, corr_model = exact.exact_moments(p["J"], p["theta"])
     expected_J = data.T @ data / len(data) - corr_model
     np.fill_diagonal(expected_J, 0.0)
@@ -148,7 +148,9 @@ def test_restricted_gradient_of_W_is_clamped_minus_model_with_tanh():
     model = m.prob_joint(p)  # (v, h) table -> <v_i h_j> by summing over both
     V, H = np.array(spins(3)), np.array(spins(2))
     model_vh = V.T @ model @ H
-    np.testing.assert_allclose(m.gradient(data)(p)["J"][:3, 3:], clamped - model_vh, atol=1e-12)
+    np.testing.assert_allclose(
+        HiddenGradient(m, data)(p)["J"][:3, 3:], clamped - model_vh, atol=1e-12
+    )
 
 
 def test_fully_visible_best_on_parity_is_uniform():
@@ -157,11 +159,11 @@ def test_fully_visible_best_on_parity_is_uniform():
         m = HiddenMachine(n, 0)
         start = m.init_params(rng=np.random.default_rng(n), scale=0.5, bias_scale=0.5)
         kl = m.metrics(D)["kl"]
-        res = train(start, m.gradient(D), n_steps=400, lr=0.2, momentum=0.5)
+        res = train(start, HiddenGradient(m, D), n_steps=400, lr=0.2, momentum=0.5)
         assert kl(res.params) == pytest.approx(LOG2, abs=1e-6)
         zero = {"J": np.zeros((n, n)), "theta": np.zeros(n)}
         assert kl(zero) == pytest.approx(LOG2, abs=1e-14)
-        assert max(np.abs(v).max() for v in m.gradient(D)(zero).values()) < 1e-14
+        assert max(np.abs(v).max() for v in HiddenGradient(m, D)(zero).values()) < 1e-14
 
 
 @pytest.mark.parametrize("n,nh,restricted,seed", [(3, 1, False, 0), (3, 3, True, 0)])
@@ -174,7 +176,7 @@ def test_hidden_units_fit_parity(n, nh, restricted, seed):
         init = m.init_params(rng=np.random.default_rng([seed, start]))
         res = train(
             init,
-            m.gradient(D),
+            HiddenGradient(m, D),
             n_steps=1500,
             lr=0.1,
             momentum=0.9,
@@ -191,7 +193,7 @@ def test_one_hot_fits_without_hidden_units():
     D = one_hot(3)
     res = train(
         m.init_params(rng=np.random.default_rng(1)),
-        m.gradient(D),
+        HiddenGradient(m, D),
         n_steps=1500,
         lr=0.1,
         momentum=0.9,
@@ -240,16 +242,16 @@ def test_validation_errors_name_the_parameter():
     bad = {k: v.copy() for k, v in good.items()}
     bad["theta"][0] = np.nan
     with pytest.raises(ValueError, match="finite"):
-        m.gradient(parity(3))(bad)
+        HiddenGradient(m, parity(3))(bad)
     no_b = HiddenMachine(3, 2, hidden_bias=False)
     with pytest.raises(ValueError, match="disabled"):
         no_b.prob_visible({"J": np.zeros((5, 5)), "theta": np.ones(5)})
     with pytest.raises(ValueError, match="data"):
-        m.gradient(np.zeros((2, 3)))
+        HiddenGradient(m, np.zeros((2, 3)))
     with pytest.raises(ValueError, match="data"):
         m.metrics(np.ones((2, 4)))
-    with pytest.raises(ValueError, match="data"):
-        m.gradient("101")
+    with pytest.raises(TypeError, match="data"):
+        HiddenGradient(m, "101")
     with pytest.raises(TypeError, match="rng"):
         m.init_params(rng=0)
 
@@ -278,6 +280,13 @@ def test_each_bias_switch_acts_on_its_own_layer(visible_bias, hidden_bias):
     m = HiddenMachine(3, 2, visible_bias=visible_bias, hidden_bias=hidden_bias)
     np.testing.assert_array_equal(m.bias_mask, [visible_bias] * 3 + [hidden_bias] * 2)
     p = m.init_params(rng=np.random.default_rng(3), bias_scale=0.5)
-    g = m.gradient(np.array(spins(3))[[0, 1, 1, 6]])(p)["theta"]
+    g = HiddenGradient(m, np.array(spins(3))[[0, 1, 1, 6]])(p)["theta"]
     assert np.all(g[~m.bias_mask] == 0.0) and np.all(np.abs(g[m.bias_mask]) > 1e-6)
     assert np.all(p["theta"][~m.bias_mask] == 0.0) and np.all(p["theta"][m.bias_mask] != 0.0)
+
+
+def test_data_with_no_rows_is_a_value_error_naming_it():
+    m = HiddenMachine(3, 1)
+    for call in (lambda D: HiddenGradient(m, D), m.metrics):
+        with pytest.raises(ValueError, match=r"data must .*m >= 1"):
+            call(np.ones((0, 3)))

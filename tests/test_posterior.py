@@ -286,3 +286,19 @@ def test_order_parameters_by_construction_and_by_samples():
         spherical_order_parameters(model.W, u)
     with pytest.raises(ValueError, match="same N"):
         spherical_kl(model, SphericalBM(np.eye(3)))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda X: spherical_posterior(
+            X, gamma=1.0, eta=1.0, n_samples=1, burn_in=0, rng=np.random.default_rng(0)
+        ),
+        lambda X: LangevinSphericalGradient(X, gamma=1.0, eta=1.0, lr=0.1),
+        lambda X: LangevinSphericalGradient(X, gamma=1.0, eta=1.0, lr=0.1, nu=1),
+    ],
+)
+def test_data_with_no_rows_is_a_value_error_naming_it(call):
+    """A (0, N) data set has no mean: a clear error, not NaN and a warning."""
+    with pytest.raises(ValueError, match=r"(data|X) must"):
+        call(np.ones((0, 3)))

@@ -431,3 +431,20 @@ def test_a_sampled_gradient_asks_for_an_rng_and_the_exact_one_ignores_it(make_gr
     exact = ExactRBMGradient(V)
     g, again = exact(params), exact(params, np.random.default_rng(1))
     assert all(np.array_equal(g[key], again[key]) for key in g)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        ExactRBMGradient,
+        CDGradient,
+        PCDGradient,
+        lambda V: RBM.random(4, 2, rng=np.random.default_rng(0), data=V),
+        lambda V: RBM(np.zeros((4, 2))).gibbs(V, 1, rng=np.random.default_rng(0)),
+        lambda V: RBM(np.zeros((4, 2))).exact_gradient(V),
+    ],
+)
+def test_data_or_states_with_no_rows_are_a_value_error_naming_them(call):
+    """A (0, n_visible) array has no mean and no chains: a clear error, not NaN and a warning."""
+    with pytest.raises(ValueError, match=r"(data|V) must .*m >= 1"):
+        call(np.ones((0, 4)))

@@ -494,3 +494,31 @@ def test_bad_arguments():
         ExactSphericalGradient(np.ones((5, 3)) * 1.1)
     with pytest.raises(ValueError, match="k must be"):
         PCDSphericalGradient(teacher_data(K=10), k=0)
+
+
+def test_the_symmetry_tolerance_scales_with_the_largest_entry():
+    """W with entries near 1e4 and a round-off asymmetry of 1e-10 is valid; an asymmetry of
+    1e-6 at that scale, or of 1e-10 between entries below 1, is not."""
+    A = 1e4 * (1.0 + np.random.default_rng(0).random((4, 4)))
+    W = A + A.T
+    W[0, 1] += 1e-10
+    assert np.isfinite(SphericalBM(W).log_partition())
+    W[0, 1] += 1e-6
+    with pytest.raises(ValueError, match="W must be symmetric"):
+        SphericalBM(W)
+    with pytest.raises(ValueError, match="W must be symmetric"):
+        SphericalBM([[0.0, 0.5], [0.5 + 1e-10, 0.0]])
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        ExactSphericalGradient,
+        PCDSphericalGradient,
+        lambda X: SphericalBM(np.zeros((3, 3))).heat_bath(X, rng=np.random.default_rng(0)),
+    ],
+)
+def test_data_or_states_with_no_rows_are_a_value_error_naming_them(call):
+    """A (0, N) array has no mean and no chains: a clear error, not NaN and a warning."""
+    with pytest.raises(ValueError, match=r"(data|X) must"):
+        call(np.ones((0, 3)))

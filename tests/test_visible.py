@@ -11,7 +11,7 @@ import pytest
 import bmlab
 from bmlab.data import letters_3x3, noisy_copies
 from bmlab.learning import train
-from bmlab.visible import visible_gradient, visible_log_likelihood, visible_newton_fit
+from bmlab.visible import VisibleGradient, visible_log_likelihood, visible_newton_fit
 
 N = 5
 IU = np.triu_indices(N, 1)
@@ -47,7 +47,7 @@ def phi(s):
 
 def test_exact_gradient_is_the_derivative_of_the_exact_log_likelihood(setup):
     S, params = setup
-    g = visible_gradient(S)(params)
+    g = VisibleGradient(S)(params)
     u0, h = pack(params), 1e-5
     fd = [
         (
@@ -60,7 +60,7 @@ def test_exact_gradient_is_the_derivative_of_the_exact_log_likelihood(setup):
     np.testing.assert_allclose(pack(g), fd, atol=1e-8)
     np.testing.assert_array_equal(g["J"], g["J"].T)
     assert np.all(np.diag(g["J"]) == 0)
-    again = visible_gradient(S)(params, np.random.default_rng(0))  # exact: rng is ignored
+    again = VisibleGradient(S)(params, np.random.default_rng(0))  # exact: rng is ignored
     assert all(np.array_equal(again[k], g[k]) for k in g)
 
 
@@ -68,7 +68,7 @@ def test_exact_gradient_is_the_derivative_of_the_exact_log_likelihood(setup):
 def test_a_sampled_gradient_asks_for_an_rng(setup, method):
     S, params = setup
     with pytest.raises(TypeError, match="draws random numbers: pass rng="):
-        visible_gradient(S, method=method)(params, None)
+        VisibleGradient(S, method=method)(params, None)
 
 
 def test_log_likelihood_is_minus_mean_energy_minus_log_z(setup):
@@ -83,12 +83,12 @@ def test_log_likelihood_is_minus_mean_energy_minus_log_z(setup):
 @pytest.mark.parametrize("method", ["glauber", "persistent"])
 def test_glauber_gradients_agree_with_exact_moments_z_scores(setup, method):
     S, params = setup
-    exact = pack(visible_gradient(S)(params))
+    exact = pack(VisibleGradient(S)(params))
     p = bmlab.boltzmann_probs(params["J"], params["theta"])
     F = phi(bmlab.all_states(N).astype(float))
     sd = np.sqrt(p @ F**2 - (p @ F) ** 2)
     rng = np.random.default_rng(5)
-    est = visible_gradient(S, method=method, n_chains=4000, k=10)
+    est = VisibleGradient(S, method=method, n_chains=4000, k=10)
     for _ in range(2):
         z = (pack(est(params, rng)) - exact) / (sd / np.sqrt(4000))
         assert np.abs(z).max() < 5.0, np.abs(z).max()  # P(fail) < 1e-5 over 15 components
@@ -103,9 +103,9 @@ def test_fresh_single_sweeps_are_biased_and_persistent_chains_are_not():
     off = ~np.eye(6, dtype=bool)
     se = np.sqrt(1 - C[off] ** 2) / np.sqrt(4000)
     rng = np.random.default_rng(2)
-    fresh = visible_gradient(S, method="glauber", n_chains=4000, k=1)(params, rng)
+    fresh = VisibleGradient(S, method="glauber", n_chains=4000, k=1)(params, rng)
     assert np.min((C[off] - (1 - fresh["J"][off])) / se) > 5
-    persistent = visible_gradient(S, method="persistent", n_chains=4000, k=1)
+    persistent = VisibleGradient(S, method="persistent", n_chains=4000, k=1)
     for _ in range(40):
         g = persistent(params, rng)
     assert np.abs((C[off] - (1 - g["J"][off])) / se).max() < 5
@@ -115,10 +115,10 @@ def test_traps_frozen_drifts_linearly_and_data_as_model_is_zero(setup):
     S, params = setup
     m_d, C_d = S.mean(axis=0), S.T @ S / len(S)
     zero = {"J": np.zeros((N, N)), "theta": np.zeros(N)}
-    res = train(zero, visible_gradient(S, method="frozen"), n_steps=100, lr=0.1)
+    res = train(zero, VisibleGradient(S, method="frozen"), n_steps=100, lr=0.1)
     np.testing.assert_allclose(res.params["J"], 10 * (C_d - np.eye(N)), atol=1e-10)
     np.testing.assert_allclose(res.params["theta"], 10 * m_d, atol=1e-10)
-    g = visible_gradient(S, method="data")(params)
+    g = VisibleGradient(S, method="data")(params)
     assert all(np.all(v == 0) for v in g.values())
 
 
@@ -129,7 +129,7 @@ def test_newton_fit_matches_moments_and_is_what_sgd_reaches(setup):
     np.testing.assert_allclose(m, S.mean(axis=0), atol=1e-9)
     np.testing.assert_allclose(C, S.T @ S / len(S), atol=1e-9)
     zero = {"J": np.zeros((N, N)), "theta": np.zeros(N)}
-    sgd = train(zero, visible_gradient(S), n_steps=3000, lr=0.5)
+    sgd = train(zero, VisibleGradient(S), n_steps=3000, lr=0.5)
     np.testing.assert_allclose(pack(sgd.params), pack(opt), atol=1e-3)
 
 
@@ -141,7 +141,7 @@ def test_newton_fit_with_weight_decay_is_the_fixed_point_of_train(setup):
     off = ~np.eye(N, dtype=bool)
     np.testing.assert_allclose((S.T @ S / len(S) - C)[off], w * opt["J"][off], atol=1e-9)
     np.testing.assert_allclose(m, S.mean(axis=0), atol=1e-9)
-    res = train(opt, visible_gradient(S), n_steps=5, lr=0.3, weight_decay=w)
+    res = train(opt, VisibleGradient(S), n_steps=5, lr=0.3, weight_decay=w)
     np.testing.assert_allclose(pack(res.params), pack(opt), atol=1e-9)
 
 
@@ -170,11 +170,11 @@ def test_each_newton_step_moves_no_coordinate_by_more_than_one():
 def test_validation(setup):
     S, _ = setup
     with pytest.raises(ValueError, match="method"):
-        visible_gradient(S, method="cd")
+        VisibleGradient(S, method="cd")
     with pytest.raises(ValueError, match="n_chains"):
-        visible_gradient(S, method="glauber", n_chains=0)
+        VisibleGradient(S, method="glauber", n_chains=0)
     with pytest.raises(ValueError, match="-1 and \\+1"):
-        visible_gradient(np.zeros((3, 2)))
+        VisibleGradient(np.zeros((3, 2)))
     with pytest.raises(ValueError, match="S must be a"):
         visible_log_likelihood({"J": np.zeros((3, 3)), "theta": np.zeros(3)}, np.ones(3))
     with pytest.raises(ValueError, match="N <= 12"):
@@ -182,4 +182,19 @@ def test_validation(setup):
     with pytest.raises(ValueError, match="weight_decay"):
         visible_newton_fit(S, weight_decay=-1.0)
     with pytest.raises(ValueError, match="symmetric"):
-        visible_gradient(S)({"J": np.triu(np.ones((N, N)), 1), "theta": np.zeros(N)})
+        VisibleGradient(S)({"J": np.triu(np.ones((N, N)), 1), "theta": np.zeros(N)})
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda S: VisibleGradient(S),
+        lambda S: VisibleGradient(S, method="persistent"),
+        lambda S: visible_log_likelihood({"J": np.zeros((3, 3)), "theta": np.zeros(3)}, S),
+        lambda S: visible_newton_fit(S),
+    ],
+)
+def test_data_with_no_rows_is_a_value_error_naming_it(call):
+    """A (0, N) data set has no mean: a clear error, not a NaN and a warning."""
+    with pytest.raises(ValueError, match=r"S must .*m >= 1"):
+        call(np.ones((0, 3)))

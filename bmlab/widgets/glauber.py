@@ -18,8 +18,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import EngFormatter, MaxNLocator
 
-from ..exact import _energy, _probs, all_states
-from ..glauber import _transition_matrix, glauber_run, parallel_tempering
+from .._kernels import _energy, _probs, _transition_matrix
+from ..exact import all_states, boltzmann_probs
+from ..glauber import glauber_run, parallel_tempering
 from ..panel import Panel, layout_once, set_heights, slider
 from ..plotting import EXTRA, GRAY, NAVY, ORANGE, state_labels
 
@@ -69,7 +70,7 @@ def _law_of_ups(J: np.ndarray, beta: float) -> np.ndarray:
     """Exact law of the number of +1 spins (0..N) at ``beta`` and theta = 0, shape (N + 1,)."""
     n = J.shape[0]
     ups = (all_states(n) > 0).sum(axis=1)
-    return np.bincount(ups, weights=_probs(J, np.zeros(n), beta), minlength=n + 1)
+    return np.bincount(ups, weights=boltzmann_probs(J, beta=beta), minlength=n + 1)
 
 
 def _build_fig53(static: bool = False):

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import data as D
 from ..exact import empirical_distribution
-from ..hidden import HiddenMachine
+from ..hidden import HiddenGradient, HiddenMachine
 from ..panel import Panel, choice, reference_line, slider
 from ..plotting import GRAY, NAVY, state_labels
 
@@ -95,7 +95,7 @@ def hidden_training_panel() -> Panel:
         start = time.perf_counter()
         result = panel.train(
             m.init_params(rng=np.random.default_rng(seed)),
-            m.gradient(V),
+            HiddenGradient(m, V),
             n_steps=n_steps,
             lr=0.1,
             momentum=0.9,

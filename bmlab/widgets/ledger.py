@@ -10,7 +10,8 @@ import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ..exact import _energy, all_states
+from .._kernels import _energy
+from ..exact import all_states
 from ..panel import Panel, layout_once, set_heights, slider
 from ..plotting import EXTRA, GRAY, NAVY, ORANGE, state_labels
 from ..results import load_results

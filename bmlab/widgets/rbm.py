@@ -9,6 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.collections import LineCollection
 
+from .._kernels import codes_to_states
 from ..data import bars_and_stripes, max_log_likelihood
 from ..learning import train
 from ..panel import Panel, choice, layout_once, reference_line, set_heights, slider
@@ -27,7 +28,7 @@ def _tile(V, cols=4) -> np.ndarray:
 
 def _images(codes) -> np.ndarray:
     """The {0,1} images of the given state codes, shape (len(codes), 9)."""
-    return (np.asarray(codes, dtype=int)[:, None] & _CODES > 0).astype(float)
+    return codes_to_states(codes, _N * _N, binary=True)
 
 
 def _framed(ax, image, nx, ny):

@@ -10,7 +10,7 @@ from ..data import letters_3x3, noisy_copies
 from ..exact import exact_moments
 from ..panel import Panel, choice, reference_line, slider
 from ..plotting import GRAY, NAVY, ORANGE
-from ..visible import visible_gradient, visible_log_likelihood, visible_newton_fit
+from ..visible import VisibleGradient, visible_log_likelihood, visible_newton_fit
 
 #: Parameters beyond this magnitude count as a blow-up (the run stops with a message).
 MAX_ABS_PARAM = 100.0
@@ -112,7 +112,7 @@ def training_panel() -> Panel:
     def update(lr, n_steps, estimator, k):
         res = panel.train(
             zero,
-            visible_gradient(S, method=estimator, n_chains=100, k=k),
+            VisibleGradient(S, method=estimator, n_chains=100, k=k),
             n_steps=n_steps,
             lr=lr,
             rng=np.random.default_rng(0),  # the exact methods draw nothing from it

@@ -23,7 +23,7 @@
 import numpy as np
 
 import bmlab
-from bmlab.visible import visible_gradient, visible_log_likelihood, visible_newton_fit
+from bmlab.visible import VisibleGradient, visible_log_likelihood, visible_newton_fit
 
 rng = np.random.default_rng(2024)
 
@@ -65,7 +65,7 @@ zero2 = {"J": np.zeros((2, 2)), "theta": np.zeros(2)}
 for factor in (0.9, 1.1):
     r = bmlab.train(
         zero2,
-        visible_gradient(S2),
+        VisibleGradient(S2),
         n_steps=300,
         lr=factor * answer,
         on_diverge="stop",

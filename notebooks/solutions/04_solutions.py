@@ -24,7 +24,7 @@ import numpy as np
 
 import bmlab
 from bmlab.data import parity
-from bmlab.hidden import HiddenMachine
+from bmlab.hidden import HiddenGradient, HiddenMachine
 
 rng = np.random.default_rng(4)
 
@@ -33,7 +33,8 @@ def train_exactly(m, data, n_steps=500):
     """One run of exact gradient ascent from a random start (rate 0.3, momentum 0.9, as in
     the notebook); returns the trained parameters."""
     start = m.init_params(rng=rng)
-    return bmlab.train(start, m.gradient(data), n_steps=n_steps, lr=0.3, momentum=0.9).params
+    gradient = HiddenGradient(m, data)
+    return bmlab.train(start, gradient, n_steps=n_steps, lr=0.3, momentum=0.9).params
 
 
 # %% [markdown]

@@ -34,7 +34,7 @@ V3 = bars_and_stripes(3)
 
 def bits(n):
     """All 2**n states of n {0,1} units, row c = the binary digits of c (unit i = bit i)."""
-    return ((np.arange(2**n)[:, None] >> np.arange(n)) & 1).astype(float)
+    return bmlab.codes_to_states(np.arange(2**n), n, binary=True)
 
 
 def train_cd1(weight_decay=0.0, seed=SEED):

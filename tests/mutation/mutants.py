@@ -48,7 +48,7 @@ def _mutants(module, tests, *rows):
 
 MUTANTS = [
     *_mutants(
-        "exact",
+        "_kernels",
         EXACT,
         ("exact: energy without the 1/2", "-0.5 * np.einsum", "-1.0 * np.einsum"),
         (
@@ -58,18 +58,61 @@ MUTANTS = [
         ),
         (
             "exact: state order reversed (bit 1 -> spin -1)",
-            "return 2.0 * bits - 1.0",
-            "return 1.0 - 2.0 * bits",
+            "else 2.0 * bits - 1.0",
+            "else 1.0 - 2.0 * bits",
         ),
+        (
+            "exact: Boltzmann weight exp(+beta E)",
+            "-beta * _energy(codes_to_states",
+            "beta * _energy(codes_to_states",
+        ),
+        ("exact: probabilities not normalised", "logw -= logsumexp(logw)", "logw -= logw.max()"),
+    ),
+    *_mutants(
+        "_kernels",
+        GLAUBER,
+        (
+            "glauber: transition matrix with sigma(beta h) for sigma(2 beta h)",
+            "dE = 2.0 * S * (S @ J + theta)",
+            "dE = S * (S @ J + theta)",
+        ),
+        (
+            "glauber: transition matrix without the 1/N site choice",
+            "w = expit(-beta * dE) / n",
+            "w = expit(-beta * dE)",
+        ),
+        (
+            "glauber: transition matrix stay probability",
+            "T[codes, codes] = 1.0 - w.sum(axis=1)",
+            "T[codes, codes] = w.sum(axis=1)",
+        ),
+        (
+            "glauber: transition matrix flips the mirrored bit",
+            "codes[:, None] ^ (1 << np.arange(n))",
+            "codes[:, None] ^ (1 << np.arange(n)[::-1])",
+        ),
+    ),
+    *_mutants(
+        "_kernels",
+        RBM,
+        (
+            "rbm: softplus block off by one at 512 columns",
+            "X[:, start : start + 512]",
+            "X[:, start : start + 511]",
+        ),
+        (
+            "rbm: softplus without the absolute value",
+            "np.exp(-np.abs(X[:, start",
+            "np.exp(-(X[:, start",
+        ),
+    ),
+    *_mutants(
+        "exact",
+        EXACT,
         (
             "exact: state codes count the -1 spins",
             "(S > 0).astype(np.int64)",
             "(S < 0).astype(np.int64)",
-        ),
-        (
-            "exact: Boltzmann weight exp(+beta E)",
-            "= -beta * _energy(S, J, theta)",
-            "= beta * _energy(S, J, theta)",
         ),
         (
             "exact: split log Z with half the cross term",
@@ -82,7 +125,6 @@ MUTANTS = [
             "return gA[start:stop] + np.log",
         ),
         ("exact: split log Z subtracts the B energies", "M += gB", "M -= gB"),
-        ("exact: probabilities not normalised", "logw -= logsumexp(logw)", "logw -= logw.max()"),
         ("exact: moments keep only the last chunk", "m += w @ S", "m = w @ S"),
         ("exact: <s_i s_i> set to 0", "np.fill_diagonal(C, 1.0)", "np.fill_diagonal(C, 0.0)"),
         (
@@ -109,26 +151,6 @@ MUTANTS = [
     *_mutants(
         "glauber",
         GLAUBER,
-        (
-            "glauber: transition matrix with sigma(beta h) for sigma(2 beta h)",
-            "dE = 2.0 * S * (S @ J + theta)",
-            "dE = S * (S @ J + theta)",
-        ),
-        (
-            "glauber: transition matrix without the 1/N site choice",
-            "w = expit(-beta * dE) / n",
-            "w = expit(-beta * dE)",
-        ),
-        (
-            "glauber: transition matrix stay probability",
-            "T[codes, codes] = 1.0 - w.sum(axis=1)",
-            "T[codes, codes] = w.sum(axis=1)",
-        ),
-        (
-            "glauber: transition matrix flips the mirrored bit",
-            "codes[:, None] ^ (1 << np.arange(n))",
-            "codes[:, None] ^ (1 << np.arange(n)[::-1])",
-        ),
         (
             "glauber: sampler uses sigma(beta h) for sigma(2 beta h)",
             "scale = -2.0 if per_chain else -2.0 * beta",
@@ -165,8 +187,8 @@ MUTANTS = [
         ("glauber: block boundary skips a sweep", "done += steps // n", "done += steps // n + 1"),
         (
             "glauber: one record too few",
-            "n_records = n_sweeps * n // every",
-            "n_records = n_sweeps * n // every - 1",
+            "n_records = c.n_sweeps * n // every",
+            "n_records = c.n_sweeps * n // every - 1",
         ),
         (
             "glauber: record times start at 0",
@@ -187,16 +209,6 @@ MUTANTS = [
     *_mutants(
         "rbm",
         RBM,
-        (
-            "rbm: softplus block off by one at 512 columns",
-            "X[:, start : start + 512]",
-            "X[:, start : start + 511]",
-        ),
-        (
-            "rbm: softplus without the absolute value",
-            "np.exp(-np.abs(X[:, start",
-            "np.exp(-(X[:, start",
-        ),
         (
             "rbm: log Z field with the bias sign flipped",
             "_softplus_sum(S @ M + d))",
@@ -384,13 +396,13 @@ MUTANTS = [
         HIDDEN,
         (
             "hidden: disabled biases still get a gradient",
-            '"theta": m * self.bias_mask}',
+            '"theta": m * machine.bias_mask}',
             '"theta": m}',
         ),
         (
             "hidden: coupling gradient twice too large",
-            '"J": 0.5 * (C + C.T) * self.mask',
-            '"J": (C + C.T) * self.mask',
+            '"J": 0.5 * (C + C.T) * machine.mask',
+            '"J": (C + C.T) * machine.mask',
         ),
         (
             "hidden: phases swapped (model minus clamped)",
@@ -436,8 +448,12 @@ MUTANTS = [
             'init = chains if method == "persistent"',
             'init = "random" if method == "persistent"',
         ),
-        ("visible: phases swapped for J", "G = C_data - C", "G = C - C_data"),
-        ("visible: phases swapped for theta", '"theta": m_data - m}', '"theta": m - m_data}'),
+        ("visible: phases swapped for J", "G = self.C_data - C", "G = C - self.C_data"),
+        (
+            "visible: phases swapped for theta",
+            '"theta": self.m_data - m}',
+            '"theta": m - self.m_data}',
+        ),
         (
             "visible: diagonal of the J gradient not zeroed",
             "np.fill_diagonal(G, 0.0)",
@@ -445,8 +461,8 @@ MUTANTS = [
         ),
         (
             "visible: sampled negative phase taken from the data",
-            "return ascent(*_moments(chains))",
-            "return ascent(*_moments(S))",
+            "return self._ascent(*_moments(self.chains))",
+            "return self._ascent(self.m_data, self.C_data)",
         ),
         (
             "visible: log-likelihood without the 1/2",
@@ -474,8 +490,8 @@ MUTANTS = [
         DATA,
         (
             "data: bars and stripes miss the last pattern",
-            "codes_to_states(np.arange(2**n), n) + 1.0",
-            "codes_to_states(np.arange(2**n - 1), n) + 1.0",
+            "codes_to_states(np.arange(2**n), n, binary=True)",
+            "codes_to_states(np.arange(2**n - 1), n, binary=True)",
         ),
         (
             "data: bars and stripes in the wrong order",
@@ -515,8 +531,8 @@ MUTANTS = [
         AIS,
         (
             "ais: reverse estimate on the wrong side",
-            "log_z0 - log_r if reverse",
-            "log_z0 + log_r if reverse",
+            "log_Z0 - log_r if reverse",
+            "log_Z0 + log_r if reverse",
         ),
         ("ais: base forgets the hidden units' log 2", "nh * np.log(2.0)", "nh * np.log(1.0)"),
         ("ais: hidden step at beta = 1 throughout", "expit(beta_new * X)", "expit(X)"),
@@ -588,6 +604,11 @@ MUTANTS = [
     *_mutants(
         "exercises",
         EXERCISES,
+        (
+            "exercises: an unknown id with no answer yet says 'not yet'",
+            "if exercise_id not in EXERCISES:",
+            "if answer is not None and exercise_id not in EXERCISES:",
+        ),
         ("exercises: answers not salted with the id", 'f"{exercise_id}:{text}"', 'f"{text}"'),
         (
             "exercises: -0.000 hashed apart from 0.000",
@@ -785,6 +806,33 @@ MUTANTS = [
             "spherical: nodes at once with the wrong sign of the arctangent",
             "+ 1j * np.arctan2(b, 1 + a)",
             "- 1j * np.arctan2(b, 1 + a)",
+        ),
+    ),
+    *_mutants(
+        "_checks",
+        ("tests/test_exact.py", "tests/test_spherical.py"),
+        (
+            "checks: symmetry tolerance not scaled by the largest entry",
+            "atol=1e-12 * scale)",
+            "atol=1e-12)",
+        ),
+    ),
+    *_mutants(
+        "_checks",
+        ("tests/test_exact.py", "tests/test_visible.py"),
+        (
+            "checks: ±1 states with no rows accepted",
+            "S.shape[-1] != n or S.size == 0",
+            "S.shape[-1] != n",
+        ),
+    ),
+    *_mutants(
+        "_checks",
+        RBM,
+        (
+            "checks: {0,1} states with no rows accepted",
+            "V.shape[-1] != n or V.size == 0",
+            "V.shape[-1] != n",
         ),
     ),
 ]
