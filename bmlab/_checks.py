@@ -32,53 +32,39 @@ def check_finite(x, name: str) -> np.ndarray:
 
 
 def check_couplings(J, *, n_max: int | None = None, why: str = "") -> np.ndarray:
-    """Validate a coupling matrix of the fully visible machine (Eq. 5.1).
-
-    ``J`` must be a finite, square, symmetric matrix with zero diagonal.
-    """
-    J = check_finite(J, "J")
-    if J.ndim != 2 or J.shape[0] != J.shape[1]:
-        raise ValueError(f"J must be a square (N, N) matrix, got shape {J.shape}")
-    n = J.shape[0]
-    if n < 1:
-        raise ValueError("J must describe at least one spin (N >= 1)")
-    if n_max is not None and n > n_max:
-        raise ValueError(f"N = {n} spins is too many here: N <= {n_max} is allowed{why}")
-    check_symmetric(J, "J")
+    """Validate a coupling matrix of the fully visible machine (Eq. 5.1): finite, square,
+    symmetric, N >= 1 (at most ``n_max``), zero diagonal."""
+    J = check_square_symmetric(J, "J", n_min=1)
+    if n_max is not None and len(J) > n_max:
+        raise ValueError(f"N = {len(J)} spins is too many here: N <= {n_max} is allowed{why}")
     if np.any(np.diag(J) != 0):
         raise ValueError("J must have a zero diagonal (J_ii = 0: no self-coupling)")
     return J
 
 
 def check_square_symmetric(W, name: str = "W", n_min: int = 2) -> np.ndarray:
-    """Validate a finite, square, symmetric matrix (N, N) with N >= ``n_min``."""
+    """Validate a finite, square matrix (N, N), N >= ``n_min``, symmetric up to round-off:
+    |W - W^T| at most 1e-12 times its largest entry (or 1e-12 when all are below 1)."""
     W = check_finite(W, name)
     if W.ndim != 2 or W.shape[0] != W.shape[1] or W.shape[0] < n_min:
         raise ValueError(f"{name} must be a square (N, N) matrix with N >= {n_min}, got {W.shape}")
-    return check_symmetric(W, name)
+    scale = max(1.0, float(W.max()), -float(W.min()))
+    asymmetry = W - W.T  # one temporary: at N = 1000 a third of np.allclose's time
+    if max(float(asymmetry.max()), -float(asymmetry.min())) > 1e-12 * scale:
+        raise ValueError(f"{name} must be symmetric ({name}_ij = {name}_ji)")
+    return W
 
 
 def check_sphere(X, name: str, n: int | None = None) -> np.ndarray:
     """Validate rows on the sphere: shape (m, N), m >= 1, N >= 2 (``n`` if given), and
     |x|^2 = N to a relative 1e-6."""
     X = check_finite(X, name)
-    n = X.shape[-1] if n is None and X.ndim == 2 else n
-    if X.ndim != 2 or len(X) == 0 or n is None or n < 2 or X.shape[1] != n:
-        want = f"(m, {n})" if n else "(m, N) with m >= 1 and N >= 2"
+    if X.ndim != 2 or len(X) == 0 or X.shape[1] < 2 or X.shape[1] != (n or X.shape[1]):
+        want = f"(m, {n or 'N'}) with m >= 1 and N >= 2"
         raise ValueError(f"{name} must have shape {want}, got {X.shape}")
-    if not np.allclose(np.einsum("ij,ij->i", X, X), n, rtol=1e-6, atol=0.0):
-        raise ValueError(f"the rows of {name} must lie on the sphere |x|^2 = N = {n}")
+    if not np.allclose(np.einsum("ij,ij->i", X, X), X.shape[1], rtol=1e-6, atol=0.0):
+        raise ValueError(f"the rows of {name} must lie on the sphere |x|^2 = N = {X.shape[1]}")
     return X
-
-
-def check_symmetric(M: np.ndarray, name: str) -> np.ndarray:
-    """Return the square float array ``M`` if it is symmetric up to round-off: an asymmetry of
-    at most 1e-12 times its largest entry (or 1e-12 when all entries are below 1)."""
-    scale = max(1.0, float(M.max(initial=0.0)), -float(M.min(initial=0.0)))
-    asymmetry = M - M.T  # one temporary: at N = 1000 a third of np.allclose's time
-    if max(float(asymmetry.max(initial=0.0)), -float(asymmetry.min(initial=0.0))) > 1e-12 * scale:
-        raise ValueError(f"{name} must be symmetric ({name}_ij = {name}_ji)")
-    return M
 
 
 def check_theta(theta, n: int, name: str = "theta") -> np.ndarray:
@@ -96,10 +82,8 @@ def check_beta(beta, *, positive: bool = False) -> float:
     if isinstance(beta, bool) or not isinstance(beta, numbers.Real):
         raise TypeError(f"beta must be a real number, got {type(beta).__name__}")
     beta = float(beta)
-    if not np.isfinite(beta) or beta < 0:
-        raise ValueError(f"beta must be a finite number >= 0, got {beta}")
-    if positive and beta == 0:
-        raise ValueError("beta must be > 0 here (the spherical machine), got 0.0")
+    if not np.isfinite(beta) or beta < 0 or (positive and beta == 0):
+        raise ValueError(f"beta must be a finite number {'>' if positive else '>='} 0, got {beta}")
     return beta
 
 
@@ -116,10 +100,9 @@ def check_positive_int(value, name: str, *, maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be a positive integer, got {type(value).__name__}")
     value = int(value)
-    if value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value}")
-    if maximum is not None and value > maximum:
-        raise ValueError(f"{name} must be at most {maximum}, got {value}")
+    if value < 1 or (maximum is not None and value > maximum):
+        allowed = "a positive integer" + ("" if maximum is None else f" <= {maximum}")
+        raise ValueError(f"{name} must be {allowed}, got {value}")
     return value
 
 

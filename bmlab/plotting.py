@@ -70,10 +70,9 @@ def use_style(mode: str = "screen") -> None:
     mode = os.environ.get("BMLAB_STYLE", mode)
     if mode not in _MODES:
         raise ValueError(f"mode must be 'screen' or 'projector', got {mode!r}")
-    # what one mode sets and another does not goes back to matplotlib's default first
-    mpl.rcParams.update({key: mpl.rcParamsDefault[key] for m in _MODES.values() for key in m})
-    mpl.rcParams.update(_BASE)
-    mpl.rcParams.update(_MODES[mode])
+    # what one mode sets and another does not goes back to matplotlib's default
+    defaults = {key: mpl.rcParamsDefault[key] for m in _MODES.values() for key in m}
+    mpl.rcParams.update(defaults | _BASE | _MODES[mode])
     from .panel import describe_figures  # imported here: bmlab.panel imports this module
 
     describe_figures()

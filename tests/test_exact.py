@@ -162,7 +162,7 @@ def test_sample_exact_is_reproducible():
         (np.eye(2), "zero diagonal"),
         (np.array([[0.0, np.nan], [np.nan, 0.0]]), "finite"),
         ("abc", "array"),
-        (np.zeros((0, 0)), "at least one"),
+        (np.zeros((0, 0)), "N >= 1"),
     ],
 )
 def test_bad_couplings_are_named(J, message):

@@ -295,7 +295,7 @@ def test_order_parameters_by_construction_and_by_samples():
             X, gamma=1.0, eta=1.0, n_samples=1, burn_in=0, rng=np.random.default_rng(0)
         ),
         lambda X: LangevinSphericalGradient(X, gamma=1.0, eta=1.0, lr=0.1),
-        lambda X: LangevinSphericalGradient(X, gamma=1.0, eta=1.0, lr=0.1, nu=1),
+        lambda X: LangevinSphericalGradient(X, gamma=1.0, eta=1.0, lr=0.1, k=1),
     ],
 )
 def test_data_with_no_rows_is_a_value_error_naming_it(call):

@@ -26,11 +26,6 @@ def _tile(V, cols=4) -> np.ndarray:
     return mosaic(np.reshape(V[:16], (-1, _N, _N)), cols)
 
 
-def _images(codes) -> np.ndarray:
-    """The {0,1} images of the given state codes, shape (len(codes), 9)."""
-    return codes_to_states(codes, _N * _N, binary=True)
-
-
 def _framed(ax, image, nx, ny):
     """Show a _tile mosaic of nx x ny images with every pixel framed in gray (white shows)."""
     corners = itertools.product(np.arange(nx) * (_N + 1) + 0.5, np.arange(ny) * (_N + 1) + 0.5)
@@ -73,7 +68,7 @@ def _training_figure(best):
         low = min(best - 0.5, float(ll.min()) - 0.2)
         ax_ll.set_ylim(low, best + 0.15 * (best - low))  # room for the optimum's label
         title.set_text(label)
-        image.set_data(_tile(_images(codes)))
+        image.set_data(_tile(codes_to_states(codes, _N * _N, binary=True)))
         s_title.set_text(f"exact samples: {np.isin(codes, valid).mean():.0%} valid")
 
     return fig, draw
@@ -163,7 +158,7 @@ def _sampling_figure(patterns, p_data, p_model):
     ax_f = axd["f"]
     x = np.arange(patterns.size)
     image, s_title = _image_axes(axd["s"])
-    _framed(axd["p"], _tile(_images(patterns), cols=16), 14, 1)
+    _framed(axd["p"], _tile(codes_to_states(patterns, _N * _N, binary=True), cols=16), 14, 1)
     ax_f.bar(x - 0.27, p_data, width=0.27, color=GRAY, label="data")
     chain_bars = ax_f.bar(x, 0 * x, width=0.27, color=ORANGE, label="chains")
     model_bars = ax_f.bar(x + 0.27, p_model, width=0.27, color=NAVY, label="equilibrium p(v)")
