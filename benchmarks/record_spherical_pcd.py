@@ -10,7 +10,7 @@ eigenvalue, the order parameters of the machine W against u (alignment, condensa
 overlap <(u.x)^2>/N of its exact law) and the chains' share along u. Stored: their means over
 the second half with batch-means standard errors (10 batches).
 
-    nice .venv/bin/python benchmarks/record_spherical_pcd.py   # about 10 min idle
+    nice .venv/bin/python benchmarks/record_spherical_pcd.py   # about 7 min on one core
 
 writes ``bmlab/recorded/spherical_pcd.json``.
 """

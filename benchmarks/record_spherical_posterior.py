@@ -17,7 +17,7 @@ forward KL from the teacher by Monte Carlo, with exact draws and exact log-densi
 (:func:`ensemble_kl`, checked first against quadrature at N = 2), each with its standard error;
 these draw from a generator of their own, so every other number is as the chains alone make it.
 
-    nice .venv/bin/python benchmarks/record_spherical_posterior.py   # about 15 min idle
+    nice .venv/bin/python benchmarks/record_spherical_posterior.py   # about 12 min on one core
 
 writes ``bmlab/recorded/spherical_posterior.json``.
 """
