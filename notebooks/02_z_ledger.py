@@ -427,8 +427,6 @@ ax.semilogy(N_ext, t_top * 2.0 ** (N_ext - N_top), ":", color=bmlab.NAVY, lw=1.5
 ax.axvline(DIRECT_MAX + 0.5, color=bmlab.GRAY, lw=1, ls="-.")
 ax.text(DIRECT_MAX + 0.9, 3e1, "bmlab switches\nalgorithm here", color=bmlab.GRAY, fontsize=9,
         va="center")
-ax.text(11.8, 3e-2, "N = 13, 14: the\nmatrix product on\ntwo BLAS threads", color=bmlab.GRAY,
-        fontsize=8, ha="center", va="bottom")  # the jump explained below the figure
 for seconds, text in [(1, "1 s"), (60, "1 minute"), (3600, "1 hour")]:
     ax.axhline(seconds, color=bmlab.GRAY, lw=0.6, ls=":")
     ax.text(9.2, seconds * 1.3, text, color=bmlab.GRAY, fontsize=8, va="bottom")
@@ -446,13 +444,12 @@ plt.show()
 # bend onto a straight line (exponential cost) above $N \approx 20$, far below the gray line,
 # which stops at $N = 20$.
 #
-# **The jump from $N = 12$ to 13.** There the recorded direct sum got 13.5 times slower and
-# the naive sum 6.9 times, where one more spin only doubles the work. Neither algorithm
-# changes there. Both compute every energy through one matrix product of the states with
-# $J$, and OpenBLAS, the matrix library under numpy on the recording machine, splits a
-# product of that size over two threads (where exactly it starts doing so depends on the
-# CPU). A thread that has to wait for a busy core costs more than these small sums take:
-# the open circles at 13 and 14 measure the wait, not the arithmetic. The half-split holds
+# **From $N = 12$ to 13** both recorded times about double, as the work does: this record
+# was made on an idle machine. On a busy one the direct sum can jump far more there, although
+# neither algorithm changes. Both compute every energy through one matrix product of the
+# states with $J$, and OpenBLAS, the matrix library under numpy, splits a product of that
+# size over two threads (where exactly it starts doing so depends on the CPU); a thread that
+# has to wait for a busy core costs more than these small sums take. The half-split holds
 # BLAS to one thread while it sums its blocks. The live cell at the end of this section
 # times the direct sum both ways on your machine.
 
@@ -488,7 +485,7 @@ for N in (40, 50, 60, 100):
 # **Your turn: time it on this computer.** The cell below times both methods now, on the
 # machine running this notebook, for a few $N$ on both sides of the switch (live timings stop
 # at $N = 22$ to keep the notebook fast), and the direct sum once more with BLAS held to one
-# thread (the jump above). Its numbers are this run's: they differ from the record and from
+# thread (the threads discussed above). Its numbers are this run's: they differ from the record and from
 # run to run, which is why the tests do not compare them.
 
 # %%
