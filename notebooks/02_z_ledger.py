@@ -485,8 +485,8 @@ for N in (40, 50, 60, 100):
 # **Your turn: time it on this computer.** The cell below times both methods now, on the
 # machine running this notebook, for a few $N$ on both sides of the switch (live timings stop
 # at $N = 22$ to keep the notebook fast), and the direct sum once more with BLAS held to one
-# thread (the threads discussed above). Its numbers are this run's: they differ from the record and from
-# run to run, which is why the tests do not compare them.
+# thread (the threads discussed above). Its numbers are this run's: they differ from the
+# record and from run to run, which is why the tests do not compare them.
 
 # %%
 def best_time(f, *args, repeat=3):
