@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
+
 import browser_support as bs
 import pytest
 
@@ -16,3 +20,13 @@ def chromium():
             yield browser
         finally:
             browser.close()
+
+
+@pytest.fixture
+def venv(tmp_path):
+    """An empty venv for the built wheel (test_wheel, test_floors), removed afterwards: several
+    hundred MB once the dependencies are in."""
+    path = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, capture_output=True)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)

@@ -121,15 +121,6 @@ def _constraints(path: Path) -> Path:
     return path
 
 
-@pytest.fixture
-def venv(tmp_path):
-    """An empty venv, removed afterwards (several hundred MB once the floors are in)."""
-    path = tmp_path / "venv"
-    _run(sys.executable, "-m", "venv", path)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
-
-
 @pytest.mark.floors
 @pytest.mark.timeout(3600)
 def test_every_notebook_runs_on_the_floors(tmp_path, venv):

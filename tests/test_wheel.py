@@ -167,15 +167,6 @@ def test_the_wheel_holds_the_package_and_its_presenter_and_nothing_of_the_checko
     assert "bmlab-dashboards = bmlab_present.proxy:server" in entry_points
 
 
-@pytest.fixture
-def venv(tmp_path):
-    """An empty venv, removed afterwards (a few hundred MB once the dependencies are in)."""
-    path = tmp_path / "venv"
-    _run(sys.executable, "-m", "venv", path)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
-
-
 @pytest.mark.wheel
 @pytest.mark.timeout(1200)
 def test_wheel_runs_notebooks_outside_the_checkout(tmp_path, venv):
