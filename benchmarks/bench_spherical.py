@@ -60,20 +60,36 @@ def acceptance(lam, beta) -> float:
 
 def posterior_step(n: int = 100, steps: int = 200) -> None:
     """One step of ``spherical_posterior`` (MALA: one eigendecomposition, one exact log Z and
-    <x x^T>, the Metropolis test) at size n, in units of one ``eigh`` of an n x n matrix."""
+    <x x^T>, the Metropolis test) at size n, in units of one ``eigh`` of a dense n x n matrix
+    (``spiked``): the marginal cost of ``steps`` more steps (the chain's set-up excluded).
+    Then what any such step must do, timed as a loop of the same length: draw the n^2 normal
+    numbers of the noise, form the proposal and decompose it (no log Z, no gradient); and the
+    exact log Z and <y^2> of the dense matrix's eigenvalues alone."""
     rng = np.random.default_rng(2)
     u = np.eye(n)[-1]
     X = SphericalBM(3.0 * np.outer(u, u)).sample(n, rng=rng)
     W = spiked(n, rng)
+    lam = np.linalg.eigvalsh(W)
 
-    def run():
-        spherical_posterior(X, gamma=30.0, eta=1.0, n_samples=steps, burn_in=0, step=1e-4, rng=rng)
+    def chain(burn_in: int) -> None:
+        kwargs = dict(gamma=30.0, eta=1.0, n_samples=1, step=1e-4, rng=rng)
+        spherical_posterior(X, burn_in=burn_in, **kwargs)
 
-    pairs = [(_seconds(run) / steps, _seconds(lambda: np.linalg.eigh(W))) for _ in range(5)]
-    ratio = min(p[0] for p in pairs) / min(p[1] for p in pairs)
+    def floor() -> None:
+        for _ in range(steps):
+            np.linalg.eigh(W + 1e-2 * rng.standard_normal((n, n)))
+
+    def best(f, repeat: int = 5) -> float:
+        return min(_seconds(f) for _ in range(repeat))
+
+    t_eigh = min(_seconds(lambda: np.linalg.eigh(W)) for _ in range(20))
+    t_step = (best(lambda: chain(steps)) - best(lambda: chain(0))) / steps
+    t_floor = best(floor) / steps
+    t_moments = min(_seconds(lambda: spherical_moments(lam)) for _ in range(20))
     print(
-        f"N = {n}: one posterior step (bmlab.spherical_posterior) {ratio:.2f} x eigh "
-        f"({min(p[0] for p in pairs) * 1e3:.2f} ms)"
+        f"N = {n}: one posterior step (bmlab.spherical_posterior) {t_step / t_eigh:.2f} x eigh "
+        f"({t_step * 1e3:.2f} ms; eigh {t_eigh * 1e3:.2f} ms); noise, proposal and eigh alone "
+        f"in a loop {t_floor / t_eigh:.2f} x; exact log Z and <y^2> {t_moments / t_eigh:.2f} x"
     )
 
 
@@ -116,5 +132,5 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-    for size, steps in ((100, 200), (400, 40), (1000, 5)):
+    for size, steps in ((100, 200), (400, 40), (1000, 10)):
         posterior_step(size, steps)
