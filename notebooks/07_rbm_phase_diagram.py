@@ -374,9 +374,10 @@ W20, U20, _ = rbm_ensemble(20, 20, [1.0], rng=rng)
 edges20 = np.linspace(-1.05, 1.05, 22)
 laws20 = {T: mode_law(W20, U20, beta=1 / T, edges=edges20) for T in (1.3, 1.0, 0.7)}
 print("enumeration agrees with the closed form at every size and T (1e-10):",
-      all(np.allclose(binders[n], [binder_closed_form(n, T) for T in T_scan], atol=1e-10)
+      all(np.allclose(binders[n], [binder_closed_form(n, T) for T in T_scan], rtol=0,
+                      atol=1e-10)
           for n in sizes)
-      and all(np.allclose(law.hist, law_closed_form(20, T)[1][::-1], atol=1e-10)
+      and all(np.allclose(law.hist, law_closed_form(20, T)[1][::-1], rtol=0, atol=1e-10)
               for T, law in laws20.items()))
 crossings = {}
 for n in (8, 16, 50, 100, 1000, 10_000):
@@ -450,9 +451,9 @@ z_scores = (per_pair.mean(axis=1) - exact_q2) / (per_pair.std(axis=1) / np.sqrt(
 print("T      exact <q^2>   sampled")
 for b, e, s in zip(betas10, exact_q2, per_pair.mean(axis=1), strict=True):
     print(f"{1 / b:.2f}   {e:.4f}        {s:.4f}")
-print(f"swap rates {run10.swap_rates.min():.2f} to {run10.swap_rates.max():.2f}; "
-      "every sampled <q^2> within 4 standard errors of the exact one:",
-      np.abs(z_scores).max() < 4)
+print(f"swap rates {run10.swap_rates.min():.2f} to {run10.swap_rates.max():.2f}; largest "
+      f"deviation of a sampled <q^2> {np.abs(z_scores).max():.1f} standard errors; every one "
+      "within 4:", np.abs(z_scores).max() < 4)
 
 # %% [markdown]
 # Now the sizes where a spin glass can show itself, $N_v = N_h = 100, 200, 400$, many draws
@@ -550,9 +551,9 @@ plt.show()
 # (they differ by at most 1.3 combined standard errors). What
 # these sizes show is a spin-glass susceptibility that grows with $N$ below $T \approx \sigma$ and
 # not above, consistent with the replica line; they place the transition between the crossings,
-# from about 0.89 to 1.09, no more finely. Below the transition $g$ rises with $N$ (at $T =
-# 0.7$: 0.58, 0.72, 0.76; at $T = 0.9$: 0.28, 0.38, 0.38) and is still well under 1 at $N =
-# 400$. An overlap that does not settle at one value $\pm q$, so that $g$ stays below 1 as
+# from about 0.89 to 1.09, no more finely. Below the transition $g$ rises from $N = 100$ to
+# 200 (at $T = 0.7$: 0.58 to 0.72; at $T = 0.9$: 0.28 to 0.38) and is still well under 1 at
+# $N = 400$. An overlap that does not settle at one value $\pm q$, so that $g$ stays below 1 as
 # $N \to \infty$, is the broken replica symmetry that the replica-symmetric solution of
 # Section 2 leaves out; these numbers are consistent with it, but with $N = 200$ and $400$ not
 # told apart they do not show it.
@@ -925,8 +926,9 @@ plt.show()
 # condensed, the model's own variance along the second direction falls below 1 (printed
 # below for update 150), and the growth rate $\lambda - (\text{model variance})$ is larger.
 # The learned strengths (1.72 and
-# 1.54) are not the teacher's 1.3 and 1.15, because the student has 8 hidden units where the
-# teacher has 64; what learning matches is the law of the visible units, below.
+# 1.54) are not the teacher's 1.3 and 1.15, and need not be: the student has 8 hidden units
+# where the teacher has 64, so it is a different machine; what learning matches is the law
+# of the visible units, below.
 #
 # **What the machine does at each stage.** At the snapshots, the exact law of the learned
 # top mode's magnetisation $m = \hat u_1\cdot s/N_v$ ($\hat u_1$ the top left singular
@@ -1203,7 +1205,7 @@ plt.show()
 # %% [markdown]
 # **What to look for (both axes logarithmic):** each path starts at the open marker, high in
 # the paramagnet, falls below the solid line $T = w_1$ and ends far to the left of the dashed
-# line, deep in the ferromagnetic phase, where the noise is a few hundredths of the mode.
+# line, deep in the ferromagnetic phase, where the noise is under two hundredths of the mode.
 
 # %% [markdown]
 # ## 7 · Try it: the phase diagram, live
@@ -1286,10 +1288,11 @@ bmlab.check("07.3", my_answer)
 #   small machine, by the anisotropy of the components actually drawn; modes on disjoint
 #   supports order independently and mix whatever the kurtosis (Section 5).
 # - Training grows the modes out of the paramagnet one by one, as the data covariance
-#   predicts until a mode crosses $T$; then the machine matches the data's order parameters
-#   and gains mean-field fixed points. PCD-1 follows the exact gradient where enumeration
-#   checks it, and does the same at $N_v = 400$, where the teacher's weaker mode has left the
-#   data (Section 6).
+#   predicts until the first mode condenses (the second then grows faster than that
+#   prediction); once the modes have crossed $T$, the machine matches the data's order
+#   parameters and gains mean-field fixed points. PCD-1 follows the exact gradient where
+#   enumeration checks it, and does the same at $N_v = 400$, where the teacher's weaker mode
+#   has left the data (Section 6).
 #
 # ## References
 #
