@@ -28,7 +28,7 @@
 #    exactly on $8\times8$ transition matrices, and what the order of the updates changes
 #    (Section 4);
 # 3. why it ends there from *any* start: irreducibility and aperiodicity, shown by two chains
-#    at $\beta=\infty$ that lack one of them (Section 4c);
+#    at $\beta=\infty$ that fail, one by cycling and one by getting stuck (Section 4c);
 # 4. how fast it forgets its start: total-variation curves, the spectral gap and the bounds
 #    it gives (Section 5); why $\beta$ can be absorbed into $J$ and $\theta$ (Section 6);
 # 5. the second obstruction of the course: on landscapes with deep basins the forgetting
@@ -113,7 +113,7 @@ print(f"exact <s1 s2> = {exact_pair:.3f}")
 # two outcomes, $s_k$ stays or $s_k$ changes sign; the sign change costs $\Delta E_k=2s_kh_k$
 # and its probability is $w = 1/(1+e^{\beta\Delta E_k})$ (Eq. 5.2).
 #
-# Left: going downhill ($\Delta E<0$) is almost certain, going uphill costs about
+# Left: going far downhill ($\beta\Delta E\ll-1$) is almost certain, going uphill costs about
 # $e^{-\beta\Delta E}$ (dotted) -- small but never zero. Right: as $\beta\to\infty$ the coin
 # becomes the deterministic rule $s_k=\operatorname{sign}(h_k)$ of the zero-temperature
 # network.
@@ -366,12 +366,12 @@ print("every single flip from the orbit lowers E by 2 (1e-12):",
 # so random-site Glauber dynamics has both. At $\beta=\infty$ each can fail, and the exact
 # $8\times8$ matrices show how:
 #
-# - **no aperiodicity:** the synchronous rule on the triangle, started at $-+-$, alternates
-#   between the period-2 orbit's two states for ever (and no move leaves the orbit). Its law
-#   never settles. For contrast, a chain that has both properties: the random-site chain at
-#   $\beta=1$ from the same start forgets it (it differs from the synchronous rule in the
-#   order of the updates and in $\beta$; it shows what settling looks like, not which of the
-#   two causes the cycle);
+# - **a cycle:** the synchronous rule on the triangle, started at $-+-$, alternates between
+#   the two states of a period-2 orbit for ever; since no move leaves that orbit, this chain
+#   is not irreducible either. Its law never settles. For contrast, a chain that has both
+#   properties: the random-site chain at $\beta=1$ from the same start forgets it (it
+#   differs from the synchronous rule in the order of the updates and in $\beta$; it shows
+#   what settling looks like, not which of the two causes the cycle);
 # - **no irreducibility:** greedy random-site updates on the *unfrustrated* triangle
 #   ($J_{13}=+0.5$) cannot leave $+++$ or $---$, where every flip costs energy. The
 #   limit then depends on the start, while the cold Boltzmann law puts weight $\tfrac12$ on
@@ -431,7 +431,7 @@ fig, (ax_a, ax_i) = plt.subplots(1, 2, figsize=(9.0, 3.9), layout="constrained")
 ax_a.plot(t12, back, "o-", ms=4, color=SYNC, label=r"synchronous, $\beta=\infty$")
 ax_a.plot(t12, law_rs @ start, "s-", ms=4, color=bmlab.NAVY, label=r"random site, $\beta=1$")
 ax_a.axhline(p @ start, color=bmlab.GRAY, ls="--", lw=1, label=r"Boltzmann, $\beta=1$")
-ax_a.set(xlabel="sweeps", ylabel=r"$p_t(-+-)$", title="aperiodicity fails: a cycle",
+ax_a.set(xlabel="sweeps", ylabel=r"$p_t(-+-)$", title="a cycle of period 2",
          ylim=(-0.05, 1.05), yticks=[0, 0.5, 1])
 ax_a.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
 for name, marker in zip(greedy_starts, "o^s", strict=True):  # one algorithm, three starts
@@ -511,8 +511,10 @@ bmlab.save_figure(fig, "fig01_tv_convergence")
 plt.show()
 
 # %% [markdown]
-# **What to look for:** straight navy lines on the log scale (geometric convergence) for every
-# start, with the orange markers of the chains on them down to the dotted noise floor; on the
+# **What to look for:** straight navy lines on the log scale (geometric convergence) for the
+# $+++$ and $+{-}+$ starts, with the orange markers of the chains on them down to the dotted
+# noise floor (the uniform start is so close after one sweep that its line drops out of view
+# and its markers sit at the floor); on the
 # right, the orange squares of the ensemble on the navy exact curve within a few sweeps, while
 # the orange time average of one chain lags.
 
@@ -535,8 +537,9 @@ print(f"one chain's time average last off by more than 0.05 at sweep "
 # Every start is forgotten geometrically fast. The six ground states are equivalent by
 # symmetry, so $+++$ stands for all of them; from the high-energy state $+{-}+$ every flip
 # goes downhill and one sweep brings the chain to a TV distance of 0.085 (from $+++$: 0.328).
-# The circles of the ensemble follow the exact lines until they hit the noise floor of
-# 20 000 samples, about 0.01 (dotted).
+# The ensemble's markers follow the exact lines until they hit the noise floor of 20 000
+# samples, about 0.01 (dotted); from the uniform ("random") start the exact law is within
+# 1e-3 after a single sweep.
 #
 # Right: the *ensemble* average at sweep $t$ follows the exact curve and sits on the answer
 # after a handful of sweeps, while the *time* average of one chain still carries its start
@@ -711,7 +714,8 @@ print(f"residence time grows by a factor e^({growth:.1f} * dbeta) between beta =
 
 # %% [markdown]
 # Once $p(m)$ has two bumps, a chain must climb over the barrier at $m=0$ to switch basin.
-# Between $\beta=1$ and $\beta=1.8$ the time between switches grows exponentially in $\beta$;
+# Between $\beta=1$ and $\beta=1.8$ the time between switches grows about thirtyfold (on
+# average by $e^{4.2\,\Delta\beta}$);
 # at $\beta=2$ a chain switches only a few times in its 1500 sweeps, so each chain's estimate
 # of $\langle m\rangle$ reports mostly the basin it happened to fall into, while the exact
 # answer is 0.
@@ -719,8 +723,8 @@ print(f"residence time grows by a factor e^({growth:.1f} * dbeta) between beta =
 # The exact counterpart needs a reversible chain: for random-site dynamics the relaxation time
 # $t_\text{rel}$ of Section 5 can be computed for small copies ($N=4,6,8$). It is a different
 # quantity from the residence time above (a property of the whole matrix, not a waiting time
-# along one run), but it shows the same exponential growth in $\beta$, steeper for larger $N$
-# because the barrier between the basins grows with $N$.
+# along one run), but it too grows fast with $\beta$, faster for larger $N$ because the
+# barrier between the basins grows with $N$.
 
 # %%
 betas_grid = np.linspace(0.5, 2.0, 13)
@@ -745,9 +749,8 @@ plt.show()
 
 
 # %% [markdown]
-# **What to look for:** curves that bend upwards at small $\beta$ and straighten on the log
-# scale at large $\beta$ (exponential growth there, at the rates printed above), steeper for
-# larger $N$.
+# **What to look for:** curves that keep bending upwards on the log scale, steeper for larger
+# $N$; the rates printed above are averages over $\beta = 1.5$ to 2.
 
 # %% [markdown]
 # ### 7b. A random spin glass: many basins, exact answers by enumeration
@@ -956,6 +959,10 @@ for name, (Jx, thx, obs, p_obs) in systems.items():
     print(f"  standard error of the tempering mean over the 8 chains: "
           f"{tv_pt.std(ddof=1) / np.sqrt(8):.3f}   (swap rates {tempered.swap_rates.min():.2f}"
           f" to {tempered.swap_rates.max():.2f})")
+mirror = graded["spin glass"][1] < N_SG / 2  # q < 0: fewer than half the spins agree with s*
+print("spin glass, share of each plain chain's time with q < 0:",
+      " ".join(f"{share:.2f}" for share in mirror.mean(axis=0)),
+      f"(exact {graded['spin glass'][0][: N_SG // 2].sum():.2f})")
 
 # %%
 TEMPERING = bmlab.plotting.EXTRA[0]  # parallel tempering, a different algorithm: its own colour
@@ -980,15 +987,16 @@ plt.show()
 # (tempering) on both sides matching the navy exact ones; on the right, orange bars off the
 # navy ones at both ends, green bars on them.
 #
-# Each plain chain reports only the basin it started in (mean TV 0.50 on the ferromagnet:
+# Each plain chain reports only the basin it fell into (mean TV 0.50 on the ferromagnet:
 # half of the exact law is missing), while the coldest replicas of the tempering chains visit
 # both basins in nearly the right proportions (mean TV 0.020, standard error 0.005). On the
-# spin glass each plain chain shares its time between the ground state ($q$ near 1) and its
-# mirror image ($q$ near $-1$) in proportions of its own (TV 0.10 to 0.28 per chain);
+# spin glass the plain chains split their time between the ground state ($q$ near 1) and its
+# mirror image ($q$ near $-1$) each in proportions of its own, from none to half of it on
+# the mirror side where the exact law has 23 % (TV 0.10 to 0.28 per chain);
 # tempering recovers the exact law of $q$ to a mean TV of 0.028 (standard error 0.005). The
 # price is $K=12$ replicas per chain. Below, a slider for the number of temperatures on a
-# 12-spin ferromagnet: start from one temperature (plain Glauber), add more, and watch the
-# swap rates and whether the coldest replica crosses between the basins.
+# 12-spin ferromagnet: start from one temperature (plain Glauber), add more, and watch
+# whether the coldest replica crosses between the basins.
 
 # %% tags=["nbval-ignore-output"]
 from bmlab.widgets.glauber import tempering_panel
@@ -1091,9 +1099,9 @@ bmlab.check("01.3", my_answer)
 #   obstruction); the chapter is `shared/lecture/ch05-boltzmann-machine.txt`.
 # - R. J. Glauber, *Time-dependent statistics of the Ising model*, J. Math. Phys. (1963):
 #   the single-spin dynamics.
-# - D. A. Levin, Y. Peres and E. L. Wilmer, *Markov Chains and Mixing Times*, AMS (2009):
-#   irreducibility, aperiodicity and convergence (Chapter 4), the spectral bounds of
-#   Theorems 12.4 and 12.5.
+# - D. A. Levin and Y. Peres, with E. L. Wilmer, *Markov Chains and Mixing Times*, 2nd ed.,
+#   AMS (2017): irreducibility, aperiodicity and convergence (Chapter 4), the spectral bounds
+#   of Theorems 12.4 and 12.5.
 # - A. D. Sokal, *Monte Carlo methods in statistical mechanics: foundations and new
 #   algorithms* (1997 lecture notes): the integrated autocorrelation time and its window.
 # - K. Hukushima and K. Nemoto, *Exchange Monte Carlo method and application to spin glass

@@ -23,8 +23,8 @@
 # $$L(J,\theta) = \langle \log p(s)\rangle_\text{data} = \langle -E(s)\rangle_\text{data} - \log Z
 # .$$
 #
-# Every number below is checked against exact enumeration: with $N \le 10$ spins there are at
-# most $2^{10}$ states, so $Z$, the model moments and even the Hessian are cheap.
+# In Sections 1 to 8 every number is checked against exact enumeration: with $N \le 10$ spins
+# there are at most $2^{10}$ states, so $Z$, the model moments and even the Hessian are cheap.
 #
 # **What this notebook teaches**
 #
@@ -1248,8 +1248,8 @@ bmlab.check("03.3", my_answer)
 # ## References
 #
 # - The lecture, Chapter 5: Section 5.2 (Figures 5.1 and 5.2, the two phases), Section 5.4
-#   (the gradient Eq. 5.4, moment matching Eq. 5.6, concavity, Hebb's and Gardner's
-#   capacities), Section 5.5 (the negative phase, maximum entropy and its dual) and Section 5.8
+#   (the gradient Eq. 5.4, concavity, Hebb's and Gardner's capacities), Section 5.5 (the
+#   negative phase, moment matching Eq. 5.6, maximum entropy and its dual) and Section 5.8
 #   (outlook: score matching).
 # - D. H. Ackley, G. E. Hinton, T. J. Sejnowski, "A learning algorithm for Boltzmann
 #   machines", *Cognitive Science* (1985): the learning rule and its two phases.

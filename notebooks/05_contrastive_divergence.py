@@ -349,7 +349,8 @@ for name, res in damped.items():
 # Weight decay keeps the largest singular value of $W$ from running away, and its
 # log-likelihood ends higher than plain CD-1's.
 # The smaller rate slows everything -- the rise as much as the fall -- so within 4000 updates
-# it is still climbing; the recorded 4x4 runs below follow it for 30 000 updates.
+# it is still climbing; the recorded 4x4 runs below include a five times smaller rate (0.02),
+# followed for 30 000 updates.
 
 # %% [markdown]
 # ### The recorded 4x4 runs
@@ -618,8 +619,9 @@ def decompose(theta, k):
 
 
 # %% [markdown]
-# Two machines: small random weights (early in training), and the fixed point of the
-# expected CD-1 update itself, reached by running `train` on it (a deterministic gradient).
+# Two machines: small random weights (early in training), and where the expected CD-1
+# update itself nearly stops: after 1500 updates of `train` on it (a deterministic
+# gradient), when it has shrunk to a few per cent of the true gradient (printed below).
 # Two checks come first, neither of them a reference algorithm: finite differences of the
 # exact KL must give bmlab's exact gradient, and the identity above must hold numerically.
 
@@ -629,7 +631,7 @@ young4 = RBM(np.random.default_rng(SEED).normal(0, 0.5, (4, 3)), start.a, start.
 cd_fixed = RBM.from_params(bmlab.train(
     start.params, lambda p, rng: unflatten(expected_cd_update(flatten(p), 1)),
     n_steps=1500, lr=2.0).params)
-machines = {"small weights": young4, "CD-1 fixed point": cd_fixed}
+machines = {"small weights": young4, "1500 CD-1 updates": cd_fixed}
 ok_true, ok_split = True, True
 table = {}
 for name, mach in machines.items():
@@ -644,12 +646,16 @@ print(f"identity check: -grad of the KL difference = CD-k update + dropped term 
       f"{ok_split}")
 for (name, k), (objective, cd, dropped, true) in table.items():
     size = np.linalg.norm(true)
-    print(f"{name:17s} k = {k}: |KL-difference gradient| {np.linalg.norm(objective) / size:.3f}, "
+    print(f"{name:18s} k = {k}: |KL-difference gradient| {np.linalg.norm(objective) / size:.3f}, "
           f"|CD-k| {np.linalg.norm(cd) / size:.3f}, "
           f"|dropped| {np.linalg.norm(dropped) / size:.3f} (in units of |true gradient|); "
           f"cosine(CD-k, true) {cd @ true / np.linalg.norm(cd) / size:+.3f}")
-print(f"exact log-likelihood of the CD-1 fixed point {cd_fixed.mean_log_likelihood(V2):.3f}, "
+print(f"exact log-likelihood after 1500 CD-1 updates {cd_fixed.mean_log_likelihood(V2):.3f}, "
       f"optimum {max_log_likelihood(V2):.3f}")
+p1_young, log_pinf_young = chain_laws(flatten(young4.params), 1)
+p_inf_young = np.exp(log_pinf_young)
+print(f"small weights: TV(p_1, p_inf) = {0.5 * np.abs(p1_young - p_inf_young).sum():.3f} "
+      f"(p_0: {0.5 * np.abs(p0 - p_inf_young).sum():.2f})")
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(10, 4.0), layout="constrained")
@@ -673,13 +679,12 @@ plt.show()
 # right the navy bars large while the orange and gray ones have almost vanished.
 #
 # With small weights all three vectors coincide: the chain mixes in a step, $p_1\approx
-# p_\infty$, and CD-1 is nearly the likelihood gradient. At CD-1's own fixed point the
-# expected CD-1 update has vanished and so, almost, has the gradient of the KL difference
-# (both are a few per cent of the true gradient, and so is the dropped term): CD-1 has come to
-# rest near a stationary point of that difference. But the true
-# gradient is far from zero there: a stationary point of the difference is not one of
-# $\mathrm{KL}(p_0\|p_\infty)$ itself, and the fixed point's exact log-likelihood (printed
-# last) stays well below the optimum.
+# p_\infty$ (printed last), and CD-1 is nearly the likelihood gradient. After 1500 CD-1
+# updates the expected CD-1 update and the gradient of the KL difference are both down to a
+# few per cent of the true gradient (and so is the dropped term): CD-1 has nearly come to
+# rest near a stationary point of that difference. But the true gradient is far from zero
+# there: a stationary point of the difference is not one of $\mathrm{KL}(p_0\|p_\infty)$
+# itself, and the exact log-likelihood there (printed) stays well below the optimum.
 # Longer chains ($k=2, 5$) move the update back towards the true gradient.
 
 # %% [markdown]
@@ -750,16 +755,16 @@ bmlab.check("05.3", my_answer)
 #   stalls or falls while its reconstruction error keeps improving; longer chains, weight
 #   decay or a smaller rate damp the fall (Section 2).
 # - The truncation is harmless while the chain mixes fast (small weights) and misleading
-#   once it does not: at its own fixed point CD-1's update vanishes while the true gradient
-#   does not, and the model is right one step from the data but wrong at equilibrium
-#   (Section 3).
+#   once it does not: where CD-1's own update has nearly vanished the true gradient has not,
+#   and the model is right one step from the data but wrong at equilibrium (Section 3).
 # - CD-k follows the difference $\mathrm{KL}(p_0\|p_\infty)-\mathrm{KL}(p_k\|p_\infty)$
 #   minus a term it drops; its fixed points are not those of the likelihood (Section 4).
 #
 # ## References
 #
 # - The lecture, Chapter 5: Section 5.6 (hidden units, Figure 5.4, the clamped phase),
-#   Section 5.8 (contrastive divergence), Eq. 5.1 (the energy) and Eq. 5.4 (the gradient).
+#   Section 5.8 (the outlook, which names contrastive divergence as the next step), Eq. 5.1
+#   (the energy) and Eq. 5.4 (the gradient).
 # - G. E. Hinton, "Training products of experts by minimizing contrastive divergence",
 #   *Neural Computation* 14 (2002): CD-k and the difference of divergences.
 # - T. Tieleman, "Training restricted Boltzmann machines using approximations to the

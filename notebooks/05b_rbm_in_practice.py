@@ -274,7 +274,8 @@ plt.show()
 # **What to look for:** the first rows, speckle at the pixel means; the last rows, strokes
 # and digit-like shapes, once the top singular value has grown past a few units.
 #
-# Up to about update 400 the top modes have grown tenfold, yet the model's variance along the
+# By update 400 the top singular values have grown to 1.21, 0.90 and 0.46 (the leading one
+# about tenfold), yet the model's variance along the
 # leading one is still close to that of independent pixels and its exact samples are speckle
 # at the pixel means: the modes are aligned with the data but *silent*, and the exact
 # log-likelihood has hardly moved. Once the leading singular value passes a few units the
@@ -388,7 +389,7 @@ plt.show()
 # smaller rate nor more particles is enough on its own.
 
 # %% [markdown]
-# The recorded 4x4 PCD-1 run of notebook 05 (one fantasy particle per pattern, rate 0.1)
+# The recorded 4x4 PCD-1 run of notebook 05 (one fantasy particle per data row, 32; rate 0.1)
 # collapses the same way: its peak and final log-likelihood are printed in Section 2 there.
 #
 # ## 3. Handwritten digits
@@ -619,7 +620,8 @@ plt.show()
 #
 # **1 · How fast does the first mode grow?** In the linear regime of Section 1, mode 1 is
 # multiplied by $1 + \eta\lambda_1/4$ at every update, with $\lambda_1$ the largest eigenvalue
-# of $A = C - \mathrm{diag}(C)$ and $\eta = 0.05$. How many updates does it take, by this
+# of $A = C - \mathrm{diag}(C)$ ($C$ = `C_data` of Section 1, the covariance divided by the
+# number of images: `bias=True`) and $\eta = 0.05$. How many updates does it take, by this
 # prediction, to grow tenfold? Compare with the measured curve. *Your answer:* the number of
 # updates (not necessarily whole), to 1 decimal.
 # [worked solution](solutions/05b_solutions.ipynb#cell-id=Exercise-1)
@@ -672,8 +674,8 @@ bmlab.check("05b.3", my_answer)
 #
 # ## References
 #
-# - The lecture, Chapter 5: Section 5.8 (contrastive divergence and its variants) and
-#   Section 5.6 (the RBM).
+# - The lecture, Chapter 5: Section 5.8 (the outlook, which names contrastive divergence as
+#   the next step) and Section 5.6 (hidden units; the RBM previewed in Figure 5.4).
 # - A. Decelle, G. Fissore, C. Furtlehner, "Thermodynamics of restricted Boltzmann machines
 #   and related learning dynamics", arXiv:1803.01960 (summary in the lecture folder): the
 #   linear regime and the growth of the modes of $W$.

@@ -443,9 +443,9 @@ plt.show()
 # ## 3 · The sampling temperature on each phase
 #
 # A trained machine may be sampled at $\beta \neq 1$ (notebook 06, Section 5). The record
-# holds, for 25 draws of each grid point's first chain (every fourth of its 100), the mean
-# reverse KL from the teacher and the mean overlap of the machine $\beta W$ at nine values of
-# $\beta$ from $1/4$ to 4. We take one posterior
+# holds, over every fourth draw of each grid point's first chain (not the two chains pooled),
+# the mean reverse KL from the teacher and the mean overlap of the machine $\beta W$ at nine
+# values of $\beta$ from $1/4$ to 4. We take one posterior
 # from each of the two phases whose samples miss the teacher: one aligned but silent (strong
 # teacher, $\eta = 0.3$, $\gamma = 1000$) and one condensed off the teacher (weak teacher,
 # $\eta = 0.03$, $\gamma = 100$). Only $\beta$ varies.

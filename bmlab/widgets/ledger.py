@@ -170,8 +170,8 @@ def _wall_time(N: int, measured: dict, source: str) -> tuple[str, str]:
 def wall_panel() -> Panel:
     """The Z wall of Figure 5.5 with an N slider.
 
-    The status gives 2^N, the nearest cosmic comparison and the time of exact log Z on this
-    machine, from the recorded result ``log_partition_timings``
+    The status gives 2^N, the nearest cosmic comparison and the time of exact log Z on the
+    machine that recorded ``log_partition_timings``
     (``benchmarks/record_log_partition_timings.py``): measured inside the measured range,
     beyond it 2^N times the time at the largest measured N (enumeration costs ∝ 2^N; nothing
     is fitted).
@@ -209,6 +209,7 @@ def wall_panel() -> Panel:
             "fewer terms than seconds in a day",
         )
         label.set_text(f"N = {N}: {terms} terms\nexact log Z: {when}\n({how})")
-        return f"N = {N}: 2^N = {terms} terms; {than}; exact log Z on this machine: {when} ({how})"
+        on = "exact log Z on the recording machine"
+        return f"N = {N}: 2^N = {terms} terms; {than}; {on}: {when} ({how})"
 
     return Panel(layout_once(fig), controls, update, title="The Z wall (Figure 5.5): drag N")
