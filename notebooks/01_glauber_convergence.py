@@ -992,7 +992,7 @@ plt.show()
 # both basins in nearly the right proportions (mean TV 0.020, standard error 0.005). On the
 # spin glass the plain chains split their time between the ground state ($q$ near 1) and its
 # mirror image ($q$ near $-1$) each in proportions of its own, from none to half of it on
-# the mirror side where the exact law has 23 % (TV 0.10 to 0.28 per chain);
+# the mirror side where the exact law has 0.23 (TV 0.10 to 0.28 per chain);
 # tempering recovers the exact law of $q$ to a mean TV of 0.028 (standard error 0.005). The
 # price is $K=12$ replicas per chain. Below, a slider for the number of temperatures on a
 # 12-spin ferromagnet: start from one temperature (plain Glauber), add more, and watch

@@ -389,7 +389,7 @@ plt.show()
 # smaller rate nor more particles is enough on its own.
 
 # %% [markdown]
-# The recorded 4x4 PCD-1 run of notebook 05 (one fantasy particle per data row, 32; rate 0.1)
+# The recorded 4x4 PCD-1 run of notebook 05 (one fantasy particle per data row, rate 0.1)
 # collapses the same way: its peak and final log-likelihood are printed in Section 2 there.
 #
 # ## 3. Handwritten digits
