@@ -773,22 +773,21 @@ plt.show()
 # draws. How large the bias is, the record cannot tell: measuring it takes more draws per
 # chain than the 100 recorded.
 #
-# So we read ensembles with care. For the strong teacher at weak regularisation ($\gamma
-# \le 100$) the ensemble at $\eta = 10$ beats $\eta = 1$, but by about a quarter of a nat at
+# So we read ensembles with care. For the strong teacher at weak regularisation ($\gamma \le
+# 100$) the ensemble at $\eta = 10$ beats $\eta = 1$, but by about a quarter of a nat at
 # $\gamma = 30$ and 100, while the gap at $\eta = 1$ is 1.1 to 1.7 nats there: the lead may
-# be the bias. At
-# strong regularisation ($\gamma \ge 1000$) the ensembles at $\eta = 0.3$, 1 and 10 lie
-# within a quarter of a nat of each other for both teachers, and in 30 comparisons per
-# direction of the KL no warmer $\eta$ leads the coldest by more than
-# chance would give. The paper finds warm posteriors best for weak regularisation or a weak
-# signal, in the limit $N \to \infty$: here small $\gamma$ for either teacher, and the weak
-# teacher at every $\gamma$. Where both hold, for the weak teacher at $\gamma \le 300$, the
-# bias works against the warm posteriors and the gaps near the ceiling allow it to be as
-# large as the differences between them; for the strong teacher at $\gamma \le 100$ the cold
-# lead may be the bias, as above; and the weak teacher's ensembles at $\eta = 0.3$, 1 and 10
-# tie at $\gamma \ge 1000$. With 100 draws per chain the paper's comparison stays open
-# here; one machine, whose KL is exact per draw, shows no warm-posterior regime at any
-# $\gamma$ for either teacher.
+# be the bias. At strong regularisation ($\gamma \ge 1000$) the ensembles at $\eta = 0.3$, 1
+# and 10 lie within a quarter of a nat of each other for both teachers, and in 30
+# comparisons per direction of the KL no warmer $\eta$ leads the coldest by more than chance
+# would give. The paper finds warm posteriors best for weak regularisation or a weak signal,
+# in the limit $N \to \infty$: here small $\gamma$ for either teacher, and the weak teacher
+# at every $\gamma$. Where both hold, for the weak teacher at $\gamma \le 300$, the bias
+# works against the warm posteriors and the gaps near the ceiling allow it to be as large as
+# the differences between them; for the strong teacher at $\gamma \le 100$ the cold lead may
+# be the bias, as above; and the weak teacher's ensembles at $\eta = 0.3$, 1 and 10 tie at
+# $\gamma \ge 1000$. With 100 draws per chain the paper's comparison stays open here; one
+# machine, whose KL is exact per draw, shows no warm-posterior regime at any $\gamma$ for
+# either teacher.
 #
 # ## 6 · Too few sampling steps
 #
