@@ -94,6 +94,7 @@ benchmarks: $(STAMP)
 	$(PY) benchmarks/bench_log_partition.py
 	$(PY) benchmarks/bench_ais.py
 	$(PY) benchmarks/bench_phases.py
+	$(PY) benchmarks/bench_spherical.py
 	$(PY) benchmarks/bench_widgets.py
 	$(PY) benchmarks/bench_browser_latency.py
 	$(PY) benchmarks/bench_notebooks.py

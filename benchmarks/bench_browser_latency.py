@@ -3,8 +3,9 @@
 For every live (non-training) panel of the registry ``bmlab.widgets.PANELS``: builds the panel in a
 scratch notebook (screen style, as the notebooks use) in a real JupyterLab driven by headless
 Chromium (the machinery of ``tests/browser_support.py``), focuses its first slider and presses
-an arrow key N times. The page itself times each press: from the ``keydown`` event to the
-moment a new image arrives in the panel's output area (a MutationObserver), so Playwright's
+an arrow key N times (a panel of buttons only: clicks the button after the selected one of its
+first group, N times). The page itself times each press: from the ``keydown`` (or ``click``)
+event to the moment a new image arrives in the panel's output area (a MutationObserver), so Playwright's
 own round trips are not counted. The target is a median <= 150 ms. Times are measured in
 this one run on this machine, whatever else it is doing (the load average is printed).
 
@@ -32,6 +33,7 @@ PANEL = ".jp-Notebook .widget-vbox:has(> .widget-output)"
 WATCH = """panel => {
     panel.__presses = []; panel.__images = [];
     panel.addEventListener('keydown', () => panel.__presses.push(performance.now()), true);
+    panel.addEventListener('click', () => panel.__presses.push(performance.now()), true);
     new MutationObserver(() => {
         const img = panel.querySelector(':scope > .widget-output img');
         const src = img && img.getAttribute('src');
@@ -73,18 +75,25 @@ def scratch_notebook(names: list[tuple[str, str]]) -> dict:
 
 
 def measure_panel(page, panel, presses: int) -> list[float]:
-    """Press an arrow key on the panel's first slider; seconds from each press to its image."""
+    """Press an arrow key on the panel's first slider (or, in a panel of buttons only, click
+    through its first group of buttons); seconds from each press to its image."""
     panel.scroll_into_view_if_needed()
     panel.evaluate(WATCH)
-    handle = panel.locator(".noUi-handle").first
-    handle.focus()
+    slider = panel.locator(".noUi-handle").first
+    buttons = panel.locator(".widget-toggle-buttons").first.locator("button")
     key = "ArrowRight"
     for i in range(presses):
-        if handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax"):
-            key = "ArrowLeft"
-        elif handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemin"):
-            key = "ArrowRight"
-        handle.press(key)
+        if slider.count():  # arrow keys on the first slider, turning back at either end
+            if slider.get_attribute("aria-valuenow") == slider.get_attribute("aria-valuemax"):
+                key = "ArrowLeft"
+            elif slider.get_attribute("aria-valuenow") == slider.get_attribute("aria-valuemin"):
+                key = "ArrowRight"
+            slider.press(key)
+        else:  # a panel of buttons only: click the button after the selected one
+            selected = buttons.evaluate_all(
+                "bs => bs.findIndex(b => b.classList.contains('mod-active'))"
+            )
+            buttons.nth((selected + 1) % buttons.count()).click()
         page.wait_for_function(
             "([p, n]) => p.__images.length >= n",
             arg=[panel.element_handle(), i + 1],
