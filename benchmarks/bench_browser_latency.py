@@ -5,9 +5,10 @@ scratch notebook (screen style, as the notebooks use) in a real JupyterLab drive
 Chromium (the machinery of ``tests/browser_support.py``), focuses its first slider and presses
 an arrow key N times (a panel of buttons only: clicks the button after the selected one of its
 first group, N times). The page itself times each press: from the ``keydown`` (or ``click``)
-event to the moment a new image arrives in the panel's output area (a MutationObserver), so Playwright's
-own round trips are not counted. The target is a median <= 150 ms. Times are measured in
-this one run on this machine, whatever else it is doing (the load average is printed).
+event to the moment a new image arrives in the panel's output area (a MutationObserver), so
+Playwright's own round trips are not counted. The target is a median <= 150 ms. Times are
+measured in this one run on this machine, whatever else it is doing (the load average is
+printed).
 
     .venv/bin/python benchmarks/bench_browser_latency.py [--presses 20] [--panels NAME ...]
 
