@@ -654,8 +654,8 @@ print(f"exact log-likelihood after 1500 CD-1 updates {cd_fixed.mean_log_likeliho
       f"optimum {max_log_likelihood(V2):.3f}")
 p1_young, log_pinf_young = chain_laws(flatten(young4.params), 1)
 p_inf_young = np.exp(log_pinf_young)
-print(f"small weights: TV(p_1, p_inf) = {0.5 * np.abs(p1_young - p_inf_young).sum():.3f} "
-      f"(p_0: {0.5 * np.abs(p0 - p_inf_young).sum():.2f})")
+print(f"small weights: TV(p_1, p_inf) = {tv(p1_young, p_inf_young):.3f} "
+      f"(p_0: {tv(p0, p_inf_young):.2f})")
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(10, 4.0), layout="constrained")
